@@ -1,0 +1,100 @@
+/**
+ * Result types that cross process boundaries (worker -> main -> renderer/CLI).
+ * The field names of RunOutput/VariantResult follow the `run --json` contract in DESIGN.md;
+ * everything beyond the contract is additive.
+ */
+
+/** A latency distribution summary. All values in microseconds. */
+export interface LatencySummary {
+  count: number
+  min: number
+  avg: number
+  p50: number
+  p90: number
+  p99: number
+  p99_9: number
+  max: number
+}
+
+/**
+ * A compact histogram for charts: the non-empty buckets only, each with its lower bound
+ * (inclusive) and upper bound (exclusive) in microseconds. Sums of counts equal `count`.
+ */
+export interface HistogramData {
+  lowUs: number[]
+  highUs: number[]
+  counts: number[]
+}
+
+export interface RunStats {
+  events: number
+  wallMs: number
+  simulatedMs: number
+  contextSwitches: number
+  migrations: number
+  wakeups: number
+  /** Share of CPU time spent in modeled scheduler overhead (switches, IPIs, scans), percent over all CPUs. */
+  sysPct: number
+}
+
+export interface WorkloadResult {
+  name: string
+  type: string
+  latencyUs: LatencySummary
+  latencyHist?: HistogramData
+  /** hackbench: seconds from release to the last worker done. */
+  timeSec?: number
+  /** schbench: request latency (usleep + work), microseconds. */
+  requestLatencyUs?: LatencySummary
+  /** Free-form per-workload figures (rps, loops done, ...). */
+  extra?: Record<string, number>
+}
+
+export interface TaskResult {
+  name: string
+  workload: string
+  cpuTimeMs: number
+  latencyUs: LatencySummary
+  migrations: number
+  contextSwitches: number
+  wakeups: number
+  /** CPU the task was on when the run ended. */
+  lastCpu: number
+}
+
+export interface CpuResult {
+  id: number
+  cluster: string
+  busyPct: number
+  /** Percent of time spent in modeled scheduler overhead on this CPU. */
+  sysPct?: number
+  /** Frequency residency, percent of time per OPP frequency in kHz (when modeled). */
+  freqResidency?: Record<string, number>
+  utilAvg?: number
+}
+
+export interface UnreasonableIdle {
+  events: { '2.5-3ms': number; '3-4ms': number; '4ms+': number }
+}
+
+export interface VariantResult {
+  name: string
+  seed: number
+  stats: RunStats
+  workloads: WorkloadResult[]
+  tasks: TaskResult[]
+  cpus: CpuResult[]
+  unreasonableIdle: UnreasonableIdle
+  /** Additional counters (balance attempts, per-level migrations, ...). */
+  counters?: Record<string, number>
+  warnings?: string[]
+}
+
+export interface RunOutput {
+  scenario: string
+  variants: VariantResult[]
+}
+
+export const EMPTY_LATENCY: LatencySummary = Object.freeze({
+  count: 0, min: 0, avg: 0, p50: 0, p90: 0, p99: 0, p99_9: 0, max: 0
+})

@@ -1,0 +1,110 @@
+/**
+ * The contract between workload generators and the modeled kernel.
+ *
+ * A workload creates tasks (TaskAttrs + a TaskProgram). The kernel runs them like a real
+ * thread: whenever a task is on a CPU and has nothing left to do, the kernel calls
+ * `program.step(task, k)`; the program then performs any number of side effects
+ * (waking other tasks, recording metrics) and finishes with exactly one *terminal action*:
+ * `run`, `runFor`, `sleepUntil`, `sleepFor`, `block`, `yieldTask` or `exit`.
+ *
+ * Time is integer nanoseconds. Work (`run`) is expressed in nanoseconds at capacity 1024 and
+ * the maximum frequency, so the same work takes longer on a smaller or slower CPU.
+ */
+
+export const SCHED_NORMAL = 0
+export const SCHED_FIFO = 1
+export const SCHED_RR = 2
+export const SCHED_BATCH = 3
+export const SCHED_IDLE = 5
+
+export type PolicyName = 'other' | 'batch' | 'idle' | 'fifo' | 'rr'
+
+export function policyFromName(name: PolicyName | undefined): number {
+  switch (name) {
+    case 'fifo': return SCHED_FIFO
+    case 'rr': return SCHED_RR
+    case 'batch': return SCHED_BATCH
+    case 'idle': return SCHED_IDLE
+    default: return SCHED_NORMAL
+  }
+}
+
+export function isRtPolicy(policy: number): boolean {
+  return policy === SCHED_FIFO || policy === SCHED_RR
+}
+
+/** Wake flags, with the kernel's values where it defines them. */
+export const WF_EXEC = 0x02
+export const WF_FORK = 0x04
+export const WF_TTWU = 0x08
+export const WF_SYNC = 0x10
+export const WF_MIGRATED = 0x20
+export const WF_CURRENT_CPU = 0x40
+export const WF_RQ_SELECTED = 0x80
+
+export interface TaskAttrs {
+  /** Thread name as in traces, e.g. "cyclictest-0". */
+  name: string
+  /** Index of the owning workload in the scenario. */
+  workload: number
+  policy: number
+  /** Nice value for fair policies (-20..19). */
+  nice: number
+  /** RT priority 1..99 for FIFO/RR. */
+  rtPriority: number
+  /** Custom slice in ns for fair tasks (sched_attr.sched_runtime); 0 = base slice. */
+  sliceNs: number
+  /** Allowed CPUs; null = all. */
+  cpus: readonly number[] | null
+  uclampMin: number
+  uclampMax: number
+  /** Time of the fork (the task first becomes runnable). */
+  startNs: number
+  /** Whether wakeup latencies of this task count in its workload's latency distribution. */
+  recordLatency: boolean
+}
+
+export interface TaskProgram {
+  /** The task is on a CPU and needs its next action. Must end with exactly one terminal action. */
+  step(task: number, k: TaskContext): void
+  /** Called once when the task exits (after its last action). Optional. */
+  exited?(task: number, k: TaskContext): void
+}
+
+/** What a task program can do. Implemented by the kernel model. */
+export interface TaskContext {
+  /** Current simulated time, ns. */
+  readonly now: number
+  /** CPU the calling task runs on. */
+  cpuOf(task: number): number
+  /** Terminal: execute `workNs` of CPU work (ns at capacity 1024, max frequency). */
+  run(task: number, workNs: number): void
+  /** Terminal: stay busy for `wallNs` of wall time whatever the CPU speed (rt-app `runtime`). */
+  runFor(task: number, wallNs: number): void
+  /** Terminal: sleep on an hrtimer until `absNs`; latency is measured from `absNs`. */
+  sleepUntil(task: number, absNs: number): void
+  /** Terminal: relative sleep. */
+  sleepFor(task: number, ns: number): void
+  /** Terminal: sleep until another task wakes this one with `wake`. */
+  block(task: number): void
+  /** Terminal: sched_yield(). */
+  yieldTask(task: number): void
+  /** Terminal: the task exits. */
+  exit(task: number): void
+  /**
+   * Wake a task blocked with `block` (try_to_wake_up from the calling task's CPU).
+   * Returns false when the target was not sleeping (the wakeup is a no-op, as in the kernel).
+   * `flags` may carry WF_SYNC.
+   */
+  wake(target: number, flags: number): boolean
+  /** Fork a new task from the calling task's CPU (WF_FORK placement). Returns its id. */
+  fork(attrs: TaskAttrs, program: TaskProgram): number
+  /** sched_setattr-like changes, applied at once (rt-app phase properties). */
+  setAttrs(task: number, change: Partial<Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>>): void
+  /** sched_setaffinity. */
+  setAffinity(task: number, cpus: readonly number[] | null): void
+  /** Deterministic uniform random number in [0, 1) from the run's seeded PRNG. */
+  random(): number
+  /** True when the task is blocked or sleeping. */
+  isSleeping(task: number): boolean
+}

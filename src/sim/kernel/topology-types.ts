@@ -1,0 +1,66 @@
+/**
+ * Topology description types. A topology is given as clusters of identical CPUs; the kernel
+ * model derives per-CPU facts (capacity, LLC, SMT core, package) and, in the load-balancing
+ * work, the sched domains.
+ */
+
+export interface IdleStateSpec {
+  name: string
+  /** Time from the wakeup event to the CPU executing code again. */
+  exitLatencyUs: number
+  /** Minimum idle time for the state to pay off (cpuidle target_residency). */
+  targetResidencyUs: number
+  powerMw?: number
+}
+
+export interface OppSpec {
+  freqKhz: number
+  powerMw: number
+}
+
+export interface ClusterSpec {
+  name: string
+  /** Number of CPUs (hardware threads) in the cluster. */
+  cpus: number
+  /** capacity_orig at the highest OPP, on the 1024 scale. */
+  capacity: number
+  /** Hardware threads per core (1 = no SMT). */
+  smt?: number
+  /** CPUs of the same `llc` value share a last-level cache; default: one LLC per package. */
+  llc?: string | number
+  /** Package (socket) number; default 0. */
+  package?: number
+  /** NUMA node; default = package. */
+  node?: number
+  idleStates?: IdleStateSpec[]
+  opps?: OppSpec[]
+}
+
+export interface TopologySpec {
+  name: string
+  clusters: ClusterSpec[]
+  /** Documentation: where the numbers come from. */
+  source?: string
+}
+
+export interface CpuInfo {
+  id: number
+  cluster: number
+  clusterName: string
+  capacityOrig: number
+  /** Index of the CPU's LLC (dense, 0..nLlc-1). */
+  llc: number
+  /** Index of the CPU's physical core (dense); SMT siblings share it. */
+  core: number
+  package: number
+  node: number
+}
+
+export interface Topology {
+  name: string
+  spec: TopologySpec
+  cpus: CpuInfo[]
+  /** True when CPU capacities differ (SD_ASYM_CPUCAPACITY somewhere). */
+  asymCapacity: boolean
+  smt: boolean
+}

@@ -1,0 +1,85 @@
+import type { TopologySpec } from '../kernel/topology-types'
+import type { KernelProfile } from '../kernel/features'
+import type { PolicyName } from '../kernel/api'
+
+/**
+ * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
+ * the scenario text (DESIGN.md "Scenario format"); field names follow that contract.
+ */
+
+export interface CostsSpec {
+  /** Context switch cost charged to the CPU switching tasks. */
+  contextSwitchUs?: number
+  /** Delay of a reschedule/wakeup IPI to a remote CPU. */
+  ipiUs?: number
+  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
+  timerIrqUs?: number
+}
+
+export interface KernelSpec {
+  hz: number
+  profile: KernelProfile
+  features: Record<string, boolean>
+  /** Normalized base slice (before CPU-count scaling); default by profile. */
+  baseSliceUs?: number
+  /** 'log' (default), 'none' or 'linear' (sysctl sched_tunable_scaling). */
+  tunableScaling?: 'none' | 'log' | 'linear'
+  /** 'full' (default) or 'lazy' (6.13+ PREEMPT_LAZY) preemption model. */
+  preempt?: 'full' | 'lazy'
+  costs?: CostsSpec
+  /** Turn on the model's invariant checks (tests). */
+  debug?: boolean
+}
+
+export interface VariantSpec {
+  name: string
+  patches: string[]
+  features: Record<string, boolean>
+  /** Per-variant kernel overrides (hz, profile, baseSliceUs, ...). */
+  kernel?: Partial<Omit<KernelSpec, 'features'>>
+}
+
+/** Fields every workload accepts. */
+export interface WorkloadCommon {
+  type: string
+  name: string
+  policy?: PolicyName
+  nice?: number
+  priority?: number
+  sliceUs?: number
+  cpus?: number[]
+  uclampMin?: number
+  uclampMax?: number
+  count?: number
+  threads?: number
+  /** Start offset in microseconds. */
+  delayUs?: number
+}
+
+export interface HogWorkload extends WorkloadCommon { type: 'hog' }
+
+export interface PeriodicWorkload extends WorkloadCommon {
+  type: 'periodic'
+  runUs: number
+  periodUs: number
+  /** 'work' (default): runUs is CPU work at capacity 1024; 'wall': busy for runUs whatever the CPU. */
+  runMode?: 'work' | 'wall'
+}
+
+/** Workload types added by later modules extend this open record. */
+export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
+
+export type WorkloadSpec = HogWorkload | PeriodicWorkload | GenericWorkload
+
+export interface Scenario {
+  name: string
+  /** The file the scenario came from, for messages. */
+  file?: string
+  topology: TopologySpec
+  kernel: KernelSpec
+  durationMs: number
+  seed: number
+  seeds: number
+  variants: VariantSpec[]
+  workloads: WorkloadSpec[]
+}

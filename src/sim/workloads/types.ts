@@ -1,0 +1,32 @@
+import type { TaskAttrs, TaskContext, TaskProgram } from '../kernel/api'
+import type { LogHistogram } from '../metrics/histogram'
+import type { WorkloadResult } from '../../shared/result'
+
+/**
+ * What the simulation offers a workload while it sets itself up and reports: task creation
+ * plus the task context (for workload-level timers and state).
+ */
+export interface WorkloadHost {
+  /** Create a task that first becomes runnable at attrs.startNs. Returns its id. */
+  createTask(attrs: TaskAttrs, program: TaskProgram): number
+  readonly ctx: TaskContext
+  readonly ncpus: number
+  /** capacity_orig of each CPU. */
+  readonly capacities: readonly number[]
+  readonly durationNs: number
+  /** A fresh histogram for workload-specific latencies (recorded in ns). */
+  histogram(): LogHistogram
+  /** Add a warning to the run's result (unsupported key, approximation made, ...). */
+  warn(message: string): void
+}
+
+export interface WorkloadInstance {
+  readonly name: string
+  readonly type: string
+  /** Create the initial tasks. Called once before the simulation starts. */
+  setup(host: WorkloadHost): void
+  /** True once the workload has finished all its work (the run may then stop early). */
+  done(): boolean
+  /** Workload-level results beyond the latency aggregated over its tasks by the kernel. */
+  report(host: WorkloadHost, out: WorkloadResult): void
+}

@@ -1,20 +1,89 @@
-import { app, BrowserWindow } from 'electron'
+import { app, BrowserWindow, dialog, Menu } from 'electron'
 import { join } from 'node:path'
+import Store from 'electron-store'
+import workerPath from './services/sim-worker?modulePath'
+import { createBackend, type Backend } from './services/backend'
+import { openKeyValueStore } from './services/kv'
+import { createMainWindow, hardenSession, rendererUrl } from './window'
+import { buildMenu } from './menu'
+import { createElectronHost } from './host'
+import { registerIpc } from './ipc'
+import { eventChannel, type MenuCommand } from '../shared/ipc'
 
-// Placeholder main process: the workbench services land with the desktop issue.
-function createWindow(): void {
-  const win = new BrowserWindow({
-    width: 1280,
-    height: 800,
-    webPreferences: {
-      preload: join(__dirname, '../preload/index.js'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false
-    }
+let win: BrowserWindow | null = null
+let backend: Backend | null = null
+
+// Every web contents: no navigation away from the renderer, no new windows, no webviews.
+app.on('web-contents-created', (_e, contents) => {
+  contents.on('will-navigate', (e) => e.preventDefault())
+  contents.on('will-attach-webview', (e) => e.preventDefault())
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+})
+
+if (!app.requestSingleInstanceLock()) app.quit()
+app.on('second-instance', () => {
+  if (win) {
+    if (win.isMinimized()) win.restore()
+    win.focus()
+  }
+})
+
+async function start(): Promise<void> {
+  hardenSession()
+  const dataDir = app.getPath('userData')
+  const { kv, problems } = openKeyValueStore(join(dataDir, 'config.json'), () => {
+    const store = new Store<Record<string, unknown>>({ name: 'config', cwd: dataDir })
+    return { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }
   })
-  void win.loadFile(join(__dirname, '../renderer/index.html'))
+  const be = await createBackend({ dataDir, kv, kvProblems: problems, workerPath, version: app.getVersion(), platform: 'electron' })
+  backend = be
+
+  const send = (command: MenuCommand, path?: string): void => {
+    win?.webContents.send(eventChannel('menu-command'), { command, path })
+  }
+  const refreshMenu = (): void => Menu.setApplicationMenu(buildMenu(send, be.settings.get().recentFiles))
+  const host = createElectronHost(be, () => win, refreshMenu)
+  registerIpc(be, host, () => win, rendererUrl())
+  refreshMenu()
+
+  const open = (): void => {
+    win = createMainWindow(be.settings)
+    win.on('close', (e) => {
+      if (!host.isDirty() || !win) return
+      const choice = dialog.showMessageBoxSync(win, {
+        type: 'question',
+        buttons: ['Discard Changes', 'Cancel'],
+        defaultId: 1,
+        cancelId: 1,
+        message: 'The scenario has unsaved changes.',
+        detail: 'Close the window and discard them?'
+      })
+      if (choice === 1) e.preventDefault()
+    })
+    win.on('closed', () => {
+      win = null
+    })
+  }
+  open()
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) open()
+  })
 }
 
-void app.whenReady().then(createWindow)
-app.on('window-all-closed', () => app.quit())
+app.whenReady().then(start).catch((err: unknown) => {
+  dialog.showErrorBox('schedlab could not start', err instanceof Error ? err.message : String(err))
+  app.exit(1)
+})
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit()
+})
+
+let closing = false
+app.on('before-quit', (e) => {
+  if (closing || !backend) return
+  closing = true
+  e.preventDefault()
+  // Cancel running simulations and let finished ones be saved before the process exits.
+  void backend.close().finally(() => app.quit())
+})

@@ -1,0 +1,17 @@
+/**
+ * Which frames may call the IPC API: only the top frame of our window, showing our renderer
+ * (the built index.html, or the dev server in development). Checked on every call, so a
+ * navigated or embedded frame cannot reach the services.
+ */
+export function isTrustedRendererUrl(frameUrl: string, rendererUrl: string): boolean {
+  let f: URL
+  let r: URL
+  try {
+    f = new URL(frameUrl)
+    r = new URL(rendererUrl)
+  } catch {
+    return false
+  }
+  if (r.protocol === 'file:') return f.protocol === 'file:' && decodeURIComponent(f.pathname) === decodeURIComponent(r.pathname)
+  return f.origin === r.origin
+}

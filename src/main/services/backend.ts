@@ -1,0 +1,105 @@
+import type { ApiEventName, ApiEvents, AppInfo, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import type { VariantResult } from '../../shared/result'
+import { WorkerPool } from './worker-pool'
+import { RunStore } from './run-store'
+import { RunService } from './run-service'
+import { SettingsService } from './settings'
+import type { KeyValueStore } from './kv'
+import { exportContent } from './export'
+import * as scenarios from './scenario-service'
+import * as sim from './sim-adapter'
+
+export interface BackendOptions {
+  dataDir: string
+  kv: KeyValueStore
+  /** Problems met while opening the key-value store (a corrupt config.json). */
+  kvProblems?: StoreProblem[]
+  workerPath: string | URL
+  execArgv?: string[]
+  poolSize?: number
+  version: string
+  platform: AppInfo['platform']
+}
+
+export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
+
+/**
+ * The Electron-free services behind both hosts: worker pool, run store, settings, scenario
+ * validation, exports. `service` implements the contract's ServiceMethods; hosts add delivery
+ * (IPC + dialogs, or WebSocket + browser downloads).
+ */
+export interface Backend {
+  service: ServiceMethods
+  settings: SettingsService
+  store: RunStore
+  runs: RunService
+  pool: WorkerPool<VariantResult>
+  /** Subscribe to events for the renderer(s); returns an unsubscribe function. */
+  onEvent(listener: EventListener): () => void
+  close(): Promise<void>
+}
+
+export async function createBackend(opts: BackendOptions): Promise<Backend> {
+  const listeners = new Set<EventListener>()
+  const emit: EventListener = (event, payload) => {
+    for (const l of listeners) l(event, payload)
+  }
+  const store = await RunStore.open(opts.dataDir, opts.kv, opts.kvProblems ?? [])
+  const settings = new SettingsService(opts.kv)
+  const pool = new WorkerPool<VariantResult>({ workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize })
+  const runs = new RunService({ pool, store, emit, version: opts.version })
+
+  const getRun = async (id: string) => {
+    try {
+      return await store.get(id)
+    } catch (err) {
+      // A corrupt file was just moved aside: let every window refresh its history and report it.
+      if (!store.has(id)) emit('runs-changed', { reason: 'problem' })
+      throw err
+    }
+  }
+
+  const service: ServiceMethods = {
+    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform }),
+    editorInfo: async () => scenarios.editorInfo(),
+    listPresets: () => sim.listPresets(),
+    readPreset: (id) => sim.readPreset(id),
+    validateScenario: async (text, file) => scenarios.validate(text, file),
+    importRtApp: async (text, file) => scenarios.importRtApp(text, file),
+    startRun: async (req) => runs.start(req),
+    cancelRun: async (id) => runs.cancel(id),
+    listRuns: async () => ({ runs: store.list(), problems: store.getProblems() }),
+    getRun,
+    renameRun: async (id, name) => {
+      const s = await store.rename(id, name)
+      emit('runs-changed', { reason: 'renamed' })
+      return s
+    },
+    deleteRun: async (id) => {
+      await store.delete(id)
+      if (settings.get().baselineRunId === id) settings.setBaseline(null)
+      emit('runs-changed', { reason: 'deleted' })
+    },
+    setBaseline: async (id) => {
+      if (id !== null && !store.has(id)) throw new Error(`no saved run with id ${id}`)
+      const s = settings.setBaseline(id)
+      emit('runs-changed', { reason: 'baseline' })
+      return s
+    },
+    getSettings: async () => settings.get(),
+    updateSettings: async (patch) => (patch.theme ? settings.setTheme(patch.theme) : settings.get()),
+    exportContent: (req) => exportContent(req, getRun)
+  }
+
+  return {
+    service, settings, store, runs, pool,
+    onEvent(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    async close() {
+      await runs.shutdown()
+      await pool.close()
+    }
+  }
+}

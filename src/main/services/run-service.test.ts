@@ -1,0 +1,118 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ApiEventName, ApiEvents } from '../../shared/ipc'
+import type { VariantResult } from '../../shared/result'
+import { WorkerPool } from './worker-pool'
+import { RunStore } from './run-store'
+import { RunService } from './run-service'
+import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
+
+type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName] }
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
+
+async function setup() {
+  const t = tempDir()
+  const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
+  const store = await RunStore.open(t.dir, new MemoryKv())
+  const events: Ev[] = []
+  const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload }) })
+  cleanups.push(async () => {
+    await pool.close()
+    t.cleanup()
+  })
+  return { pool, store, runs, events }
+}
+
+const scenario = (variants: string[], seeds = 1) => JSON.stringify({
+  name: 'svc test', topology: 'smp-2', durationMs: 100, seed: 1, seeds,
+  variants: variants.map((name) => ({ name })),
+  workloads: [{ type: 'hog', name: 'w', count: 1 }]
+})
+
+const of = <E extends ApiEventName>(events: Ev[], e: E) => events.filter((x) => x.event === e).map((x) => x.payload as ApiEvents[E])
+
+describe('RunService', () => {
+  it('runs variants x seeds and saves one run with everything needed to reproduce it', async () => {
+    const { runs, store, events } = await setup()
+    const text = scenario(['base', 'patched'], 2)
+    const res = runs.start({ text, file: 'svc.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    expect(res.jobs.map((j) => `${j.variant}/${j.seed}`)).toEqual(['base/1', 'base/2', 'patched/1', 'patched/2'])
+    await runs.whenIdle()
+    const [fin] = of(events, 'run-finished')
+    expect(fin.status).toBe('done')
+    expect(of(events, 'run-job')).toHaveLength(4)
+    const saved = await store.get(res.runId)
+    expect(saved.scenarioText).toBe(text)
+    expect(saved.version).toBe('9.9.9')
+    expect(saved.seeds).toEqual([1, 2])
+    expect(saved.variants).toEqual(['base', 'patched'])
+    expect(saved.results.map((r) => `${r.name}/${r.seed}`)).toEqual(['base/1', 'base/2', 'patched/1', 'patched/2'])
+    expect(store.list()[0].id).toBe(res.runId)
+    expect(of(events, 'runs-changed')).toHaveLength(1)
+  })
+
+  it('fails only the jobs of a crashing or throwing variant and saves the rest', async () => {
+    const { runs, store, events } = await setup()
+    const res = runs.start({ text: scenario(['base', 'crash', 'fail']), file: 'svc.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    await runs.whenIdle()
+    const [fin] = of(events, 'run-finished')
+    expect(fin.status).toBe('partial')
+    expect(fin.errors.map((e) => [e.variant, e.kind])).toEqual([['crash', 'crash'], ['fail', 'error']])
+    expect(fin.errors[1].message).toBe('workloads[0]: unsupported by the model')
+    const saved = await store.get(res.runId)
+    expect(saved.results.map((r) => r.name)).toEqual(['base'])
+    expect(saved.errors).toHaveLength(2)
+  })
+
+  it('cancels a long run quickly, keeping results that finished', async () => {
+    const { runs, store, events } = await setup()
+    const res = runs.start({ text: scenario(['base', 'slow']), file: 'svc.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    await new Promise((r) => setTimeout(r, 600))
+    expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    const t0 = Date.now()
+    expect(runs.cancel(res.runId)).toBe(true)
+    await runs.whenIdle()
+    expect(Date.now() - t0).toBeLessThan(1500)
+    const [fin] = of(events, 'run-finished')
+    expect(fin.status).toBe('canceled')
+    expect((await store.get(res.runId)).results.map((r) => r.name)).toEqual(['base'])
+    expect(runs.cancel(res.runId)).toBe(false)
+  })
+
+  it('throttles progress events per run', async () => {
+    const { runs, events } = await setup()
+    const res = runs.start({ text: scenario(['slow']), file: 'svc.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    await new Promise((r) => setTimeout(r, 500))
+    runs.cancel(res.runId)
+    await runs.whenIdle()
+    const n = of(events, 'run-progress').length
+    expect(n).toBeGreaterThan(3)
+    expect(n).toBeLessThanOrEqual(500 / 20 + 2)
+  })
+
+  it('rejects an invalid scenario with a problem naming the file, saving nothing', async () => {
+    const { runs, store } = await setup()
+    const res = runs.start({ text: '{ "name": "x", "workloads": [ }', file: 'bad.json' })
+    expect(res.ok).toBe(false)
+    if (res.ok) return
+    expect(res.problem.file).toBe('bad.json')
+    expect(res.problem.issues[0].line).toBe(1)
+    expect(store.list()).toEqual([])
+  })
+
+  it('runs only the selected variants, and names unknown ones', async () => {
+    const { runs } = await setup()
+    const ok = runs.start({ text: scenario(['base', 'patched']), file: 's.json', variants: ['patched'] })
+    expect(ok.ok && ok.jobs.map((j) => j.variant)).toEqual(['patched'])
+    const bad = runs.start({ text: scenario(['base']), file: 's.json', variants: ['nope'] })
+    expect(!bad.ok && bad.problem.message).toMatch(/no variant named "nope" \(variants: base\)/)
+    await runs.whenIdle()
+  })
+})

@@ -1,0 +1,72 @@
+import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../../shared/ipc'
+import * as sim from './sim-adapter'
+
+/**
+ * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
+ * out. Bad input is never thrown past this module as anything but a ScenarioProblem.
+ */
+
+export type Parsed = { ok: true; scenario: sim.Scenario } | { ok: false; problem: ScenarioProblem }
+
+export function problemOf(err: unknown, file: string): ScenarioProblem {
+  if (sim.isScenarioError(err)) {
+    const n = err.issues.length
+    return {
+      file: err.file,
+      message: `${err.file}: ${n} problem${n === 1 ? '' : 's'} in the scenario`,
+      issues: err.issues.map((i) => ({ path: i.path, message: i.message, line: i.line, column: i.column }))
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  return { file, message: `${file}: ${message}`, issues: [{ path: '(root)', message }] }
+}
+
+export function parse(text: string, file: string): Parsed {
+  try {
+    return { ok: true, scenario: sim.parseScenario(text, file) }
+  } catch (err) {
+    return { ok: false, problem: problemOf(err, file) }
+  }
+}
+
+export function expand(scenario: sim.Scenario, variants?: string[]): sim.RunSpec[] {
+  return sim.expandRuns(scenario, variants ? { variants } : {})
+}
+
+export function validate(text: string, file: string): ValidationResult {
+  const p = parse(text, file)
+  if (!p.ok) return p
+  const s = p.scenario
+  const seeds = Array.from({ length: s.seeds }, (_, k) => s.seed + k)
+  return { ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length }
+}
+
+/** Which variant names of `scenario` are unknown, for a clear message. */
+export function unknownVariants(scenario: sim.Scenario, names: readonly string[]): string[] {
+  const known = new Set(scenario.variants.map((v) => v.name))
+  return names.filter((n) => !known.has(n))
+}
+
+let editorInfoCache: EditorInfo | null = null
+
+export function editorInfo(): EditorInfo {
+  editorInfoCache ??= {
+    schema: sim.scenarioJsonSchema(),
+    workloadTypes: sim.workloadTypeDocs(),
+    patches: sim.patchDocs(),
+    features: sim.featureDocs(),
+    topologies: sim.topologyDocs()
+  }
+  return editorInfoCache
+}
+
+/** rt-app JSON to scenario text; the new document is named after the imported file. */
+export function importRtApp(text: string, file: string): { ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem } {
+  try {
+    const converted = sim.importRtApp(text, file)
+    const base = file.replace(/^.*[\\/]/, '').replace(/\.jsonc?$/i, '')
+    return { ok: true, doc: { name: `${base}-scenario.json`, path: null, text: converted } }
+  } catch (err) {
+    return { ok: false, problem: problemOf(err, file) }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The one module through which the workbench reaches the simulator, the scenario language and
+ * the registries (patches, sched_feat flags, topologies, presets). Everything else in src/main
+ * and src/cli/serve.ts imports these names from here, so wiring a module that lands on main is
+ * a change to this file only.
+ *
+ * INTERIM: src/sim/index.ts (simulate), src/sim/scenario/index.ts, src/sim/patches and
+ * src/sim/kernel/topologies.ts are not on main yet. Until they are, parsing is a plain JSONC
+ * parse with structural checks, and `simulate` refuses to run (it never fabricates results).
+ */
+import { promises as fs } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser'
+import type { VariantResult } from '../../shared/result'
+import type { Scenario } from '../../sim/scenario/types'
+import type { NamedDoc, PresetInfo, ScenarioDoc, ScenarioIssue } from '../../shared/ipc'
+import { SCHED_FEATURES } from '../../sim/kernel/features'
+
+export type { Scenario }
+
+export interface SimHooks {
+  onProgress?(simNs: number, durationNs: number): void
+  shouldStop?(): boolean
+}
+
+export function simulate(_scenario: Scenario, _variantIndex: number, _seed: number, _hooks?: SimHooks): VariantResult {
+  throw new Error('the simulator (src/sim/index.ts) is not on main yet: schedlab cannot run scenarios in this build')
+}
+
+/** Invalid scenario input: the file and every issue found. */
+export class ScenarioError extends Error {
+  constructor(readonly file: string, readonly issues: ScenarioIssue[]) {
+    super(issues.map((i) => `${file}${i.line ? `:${i.line}:${i.column ?? 1}` : ''}: ${i.path}: ${i.message}`).join('\n'))
+    this.name = 'ScenarioError'
+  }
+
+  format(): string {
+    return this.message
+  }
+}
+
+export function isScenarioError(err: unknown): err is ScenarioError {
+  return err instanceof ScenarioError
+}
+
+function lineCol(text: string, offset: number): { line: number; column: number } {
+  let line = 1
+  let last = -1
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++
+      last = i
+    }
+  }
+  return { line, column: offset - last }
+}
+
+export function parseScenario(text: string, file: string): Scenario {
+  const errors: ParseError[] = []
+  const raw = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false }) as Record<string, unknown>
+  if (errors.length > 0) {
+    throw new ScenarioError(file, errors.map((e) => ({ path: '(root)', message: printParseErrorCode(e.error), ...lineCol(text, e.offset) })))
+  }
+  const issues: ScenarioIssue[] = []
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) issues.push({ path: '(root)', message: 'expected an object' })
+  else if (!Array.isArray(raw.workloads) || raw.workloads.length === 0) issues.push({ path: 'workloads', message: 'expected a non-empty array of workloads' })
+  if (issues.length) throw new ScenarioError(file, issues)
+  const variants = Array.isArray(raw.variants) && raw.variants.length > 0
+    ? (raw.variants as { name?: string; patches?: string[]; features?: Record<string, boolean> }[]).map((v, i) => ({
+        name: v.name ?? `variant-${i}`, patches: v.patches ?? [], features: v.features ?? {}
+      }))
+    : [{ name: 'default', patches: [], features: {} }]
+  return {
+    name: typeof raw.name === 'string' ? raw.name : file,
+    file,
+    topology: { name: String(raw.topology ?? 'smp-8'), clusters: [{ name: 'cpu', cpus: 8, capacity: 1024 }] },
+    kernel: { hz: 250, profile: '6.19', features: {} },
+    durationMs: typeof raw.durationMs === 'number' ? raw.durationMs : 10000,
+    seed: typeof raw.seed === 'number' ? raw.seed : 1,
+    seeds: typeof raw.seeds === 'number' ? raw.seeds : 1,
+    variants,
+    workloads: raw.workloads as Scenario['workloads']
+  }
+}
+
+export interface RunSpec {
+  scenario: Scenario
+  variantIndex: number
+  seed: number
+}
+
+export function expandRuns(s: Scenario, opts: { variants?: string[] } = {}): RunSpec[] {
+  const out: RunSpec[] = []
+  s.variants.forEach((v, variantIndex) => {
+    if (opts.variants && !opts.variants.includes(v.name)) return
+    for (let k = 0; k < s.seeds; k++) out.push({ scenario: s, variantIndex, seed: s.seed + k })
+  })
+  return out
+}
+
+export function scenarioJsonSchema(): Record<string, unknown> {
+  return { type: 'object', properties: { name: { type: 'string' }, workloads: { type: 'array' } } }
+}
+
+/** Wrap an rt-app JSON file as the one workload of a new scenario. */
+export function importRtApp(text: string, file: string): string {
+  const errors: ParseError[] = []
+  const raw = parseJsonc(text, errors, { allowTrailingComma: true }) as Record<string, unknown>
+  if (errors.length > 0 || !raw || typeof raw !== 'object' || !raw.tasks) {
+    throw new ScenarioError(file, [{ path: 'tasks', message: 'not an rt-app file (no "tasks" object)' }])
+  }
+  return JSON.stringify({ name: file, topology: 'smp-8', variants: [{ name: 'base' }], workloads: [{ type: 'rt-app', name: 'rtapp', ...raw }] }, null, 2)
+}
+
+export function featureDocs(): NamedDoc[] {
+  return SCHED_FEATURES.map((f) => ({ name: f.name, doc: f.doc }))
+}
+
+export function patchDocs(): NamedDoc[] {
+  return []
+}
+
+export function topologyDocs(): NamedDoc[] {
+  return [{ name: 'smp-N', doc: 'N identical CPUs' }]
+}
+
+export function workloadTypeDocs(): NamedDoc[] {
+  return ['cyclictest', 'rt-app', 'hackbench', 'schbench', 'periodic', 'hog'].map((name) => ({ name, doc: '' }))
+}
+
+const PRESET_DIR = resolve(__dirname, '../../../resources/scenarios')
+
+export async function listPresets(dir = PRESET_DIR): Promise<PresetInfo[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[])
+  return names.filter((n) => n.endsWith('.json')).sort().map((n) => ({ id: n.slice(0, -5), name: n.slice(0, -5), description: '' }))
+}
+
+export async function readPreset(id: string, dir = PRESET_DIR): Promise<ScenarioDoc> {
+  const file = join(dir, `${id}.json`)
+  return { name: `${id}.json`, path: null, text: await fs.readFile(file, 'utf8') }
+}

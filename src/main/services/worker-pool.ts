@@ -1,0 +1,226 @@
+import { Worker, type ResourceLimits } from 'node:worker_threads'
+import { availableParallelism, totalmem } from 'node:os'
+import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol'
+
+/**
+ * A fixed-size pool of worker threads running jobs (one simulation each). Workers are started
+ * on demand and reused. A worker that throws outside a job, crashes or exceeds its heap limit
+ * fails only the job it was running and is replaced; the other jobs go on.
+ *
+ * The worker entry is a path so both hosts can use the pool: the Electron build passes the
+ * bundled chunk (`?modulePath`), `schedlab serve` passes the TypeScript source with tsx's
+ * loader in `execArgv`.
+ */
+
+export interface PoolOptions {
+  workerPath: string | URL
+  /** Default: the number of CPUs, at least 1. */
+  size?: number
+  execArgv?: string[]
+  resourceLimits?: ResourceLimits
+  /** Minimum interval between progress messages of one job. */
+  progressIntervalMs?: number
+  /** How long a canceled job may take to notice before its worker is terminated. */
+  cancelGraceMs?: number
+}
+
+export type FailureKind = 'error' | 'crash' | 'oom'
+
+export type JobOutcome<R> =
+  | { status: 'done'; result: R; wallMs: number }
+  | { status: 'failed'; kind: FailureKind; message: string }
+  | { status: 'canceled' }
+
+export interface JobHandle<R> {
+  readonly id: number
+  readonly outcome: Promise<JobOutcome<R>>
+  cancel(): void
+}
+
+export interface SubmitOptions {
+  onProgress?(simNs: number, durationNs: number): void
+  onStart?(): void
+}
+
+interface Pending<R> {
+  id: number
+  payload: unknown
+  opts: SubmitOptions
+  resolve(o: JobOutcome<R>): void
+  settled: boolean
+  cancelRequested: boolean
+  slot: Slot<R> | null
+  graceTimer?: NodeJS.Timeout
+}
+
+interface Slot<R> {
+  worker: Worker
+  cancel: Int32Array
+  job: Pending<R> | null
+  dead: boolean
+}
+
+export function defaultPoolSize(): number {
+  return Math.max(1, availableParallelism())
+}
+
+/** Heap limit per worker: a share of the machine's memory, within [512 MB, 4 GB]. */
+export function defaultHeapLimitMb(size: number): number {
+  const share = Math.floor(totalmem() / 1048576 / (size + 1))
+  return Math.max(512, Math.min(4096, share))
+}
+
+export class WorkerPool<R = unknown> {
+  readonly size: number
+  private readonly slots: Slot<R>[] = []
+  private readonly queue: Pending<R>[] = []
+  private nextId = 1
+  private closed = false
+  private readonly progressIntervalMs: number
+  private readonly cancelGraceMs: number
+  private readonly resourceLimits: ResourceLimits
+
+  constructor(private readonly opts: PoolOptions) {
+    this.size = Math.max(1, Math.floor(opts.size ?? defaultPoolSize()))
+    this.progressIntervalMs = opts.progressIntervalMs ?? 100
+    this.cancelGraceMs = opts.cancelGraceMs ?? 2000
+    this.resourceLimits = opts.resourceLimits ?? { maxOldGenerationSizeMb: defaultHeapLimitMb(this.size) }
+  }
+
+  submit(payload: unknown, opts: SubmitOptions = {}): JobHandle<R> {
+    if (this.closed) throw new Error('worker pool is closed')
+    let resolve!: (o: JobOutcome<R>) => void
+    const outcome = new Promise<JobOutcome<R>>((r) => (resolve = r))
+    const job: Pending<R> = {
+      id: this.nextId++, payload, opts, settled: false, cancelRequested: false, slot: null,
+      resolve: (o) => {
+        if (job.settled) return
+        job.settled = true
+        clearTimeout(job.graceTimer)
+        resolve(o)
+      }
+    }
+    this.queue.push(job)
+    this.pump()
+    return { id: job.id, outcome, cancel: () => this.cancel(job) }
+  }
+
+  /** Workers alive, jobs running and jobs waiting. */
+  stats(): { workers: number; running: number; queued: number } {
+    return {
+      workers: this.slots.length,
+      running: this.slots.filter((s) => s.job).length,
+      queued: this.queue.length
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const job of this.queue.splice(0)) job.resolve({ status: 'canceled' })
+    const slots = this.slots.splice(0)
+    for (const s of slots) {
+      s.dead = true
+      s.job?.resolve({ status: 'canceled' })
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()))
+  }
+
+  private cancel(job: Pending<R>): void {
+    if (job.settled || job.cancelRequested) return
+    job.cancelRequested = true
+    const q = this.queue.indexOf(job)
+    if (q >= 0) {
+      this.queue.splice(q, 1)
+      job.resolve({ status: 'canceled' })
+      return
+    }
+    const slot = job.slot
+    if (!slot) return
+    Atomics.store(slot.cancel, 0, job.id)
+    // A simulation that does not poll shouldStop in time is stopped the hard way.
+    job.graceTimer = setTimeout(() => {
+      if (!job.settled && slot.job === job) this.retire(slot, { status: 'canceled' })
+    }, this.cancelGraceMs)
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => !s.job && !s.dead)
+      if (!slot) {
+        if (this.slots.length >= this.size) return
+        slot = this.spawn()
+      }
+      const job = this.queue.shift()!
+      slot.job = job
+      job.slot = slot
+      job.opts.onStart?.()
+      slot.worker.postMessage({ type: 'run', jobId: job.id, payload: job.payload } satisfies ToWorker)
+    }
+  }
+
+  private spawn(): Slot<R> {
+    const cancelBuffer = new SharedArrayBuffer(4)
+    const init: WorkerInit = { cancelBuffer, progressIntervalMs: this.progressIntervalMs }
+    const worker = new Worker(this.opts.workerPath, {
+      workerData: init,
+      execArgv: this.opts.execArgv,
+      resourceLimits: this.resourceLimits,
+      stdout: false,
+      stderr: false
+    })
+    const slot: Slot<R> = { worker, cancel: new Int32Array(cancelBuffer), job: null, dead: false }
+    worker.on('message', (msg: FromWorker) => this.onMessage(slot, msg))
+    worker.on('error', (err: Error & { code?: string }) => {
+      const oom = err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      const kind: FailureKind = oom ? 'oom' : 'crash'
+      const message = oom
+        ? `the simulation ran out of memory (worker heap limit ${this.resourceLimits.maxOldGenerationSizeMb ?? '?'} MB)`
+        : `the simulation worker crashed: ${err.message}`
+      this.retire(slot, { status: 'failed', kind, message })
+    })
+    worker.on('exit', (code) => {
+      this.retire(slot, { status: 'failed', kind: 'crash', message: `the simulation worker exited unexpectedly (code ${code})` })
+    })
+    this.slots.push(slot)
+    return slot
+  }
+
+  private onMessage(slot: Slot<R>, msg: FromWorker): void {
+    const job = slot.job
+    if (!job || msg.jobId !== job.id) return
+    switch (msg.type) {
+      case 'progress':
+        job.opts.onProgress?.(msg.simNs, msg.durationNs)
+        return
+      case 'done':
+        this.finish(slot, { status: 'done', result: msg.result as R, wallMs: msg.wallMs })
+        return
+      case 'error':
+        this.finish(slot, job.cancelRequested ? { status: 'canceled' } : { status: 'failed', kind: 'error', message: msg.message })
+        return
+      case 'canceled':
+        this.finish(slot, { status: 'canceled' })
+    }
+  }
+
+  /** The job ended normally; the worker takes the next one. */
+  private finish(slot: Slot<R>, outcome: JobOutcome<R>): void {
+    const job = slot.job
+    slot.job = null
+    job?.resolve(outcome)
+    this.pump()
+  }
+
+  /** The worker is unusable (crashed, out of memory, or stuck after a cancel): fail its job, replace it. */
+  private retire(slot: Slot<R>, outcome: JobOutcome<R>): void {
+    if (slot.dead) return
+    slot.dead = true
+    const i = this.slots.indexOf(slot)
+    if (i >= 0) this.slots.splice(i, 1)
+    const job = slot.job
+    slot.job = null
+    if (job) job.resolve(job.cancelRequested ? { status: 'canceled' } : outcome)
+    void slot.worker.terminate()
+    if (!this.closed) this.pump()
+  }
+}

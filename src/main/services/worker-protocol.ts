@@ -1,0 +1,65 @@
+/**
+ * Messages between the worker pool and its workers. The cancel flag is a shared Int32Array:
+ * a worker busy in a synchronous simulation cannot receive messages, but it can read
+ * shared memory from its `shouldStop` hook.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+
+export interface WorkerInit {
+  cancelBuffer: SharedArrayBuffer
+  progressIntervalMs: number
+}
+
+export type ToWorker = { type: 'run'; jobId: number; payload: unknown }
+
+export type FromWorker =
+  | { type: 'progress'; jobId: number; simNs: number; durationNs: number }
+  | { type: 'done'; jobId: number; result: unknown; wallMs: number }
+  | { type: 'error'; jobId: number; message: string }
+  | { type: 'canceled'; jobId: number }
+
+export interface JobContext {
+  /** Report simulated time; throttled here, so callers may call it as often as they like. */
+  progress(simNs: number, durationNs: number): void
+  shouldStop(): boolean
+}
+
+export type JobHandler = (payload: unknown, ctx: JobContext) => unknown
+
+/** Worker side: run each job posted by the pool with `handler` and answer with its outcome. */
+export function serveJobs(handler: JobHandler): void {
+  const port = parentPort
+  if (!port) throw new Error('serveJobs must run in a worker thread')
+  const init = workerData as WorkerInit
+  const cancel = new Int32Array(init.cancelBuffer)
+  port.on('message', (msg: ToWorker) => {
+    if (msg.type !== 'run') return
+    const jobId = msg.jobId
+    const stop = (): boolean => Atomics.load(cancel, 0) === jobId
+    let last = 0
+    const ctx: JobContext = {
+      progress(simNs, durationNs) {
+        const now = Date.now()
+        if (now - last < init.progressIntervalMs) return
+        last = now
+        port.postMessage({ type: 'progress', jobId, simNs, durationNs } satisfies FromWorker)
+      },
+      shouldStop: stop
+    }
+    const t0 = performance.now()
+    Promise.resolve()
+      .then(() => handler(msg.payload, ctx))
+      .then(
+        (result) => {
+          const out: FromWorker = stop()
+            ? { type: 'canceled', jobId }
+            : { type: 'done', jobId, result, wallMs: performance.now() - t0 }
+          port.postMessage(out)
+        },
+        (err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err)
+          port.postMessage({ type: 'error', jobId, message } satisfies FromWorker)
+        }
+      )
+  })
+}

@@ -1,0 +1,68 @@
+/**
+ * zod schemas of the argument tuple of every contract method (src/shared/ipc.ts). Both hosts
+ * validate each call against these before it reaches a service. Kept apart from ipc.ts so the
+ * sandboxed preload, which cannot load npm modules, does not pull zod in.
+ */
+import { z } from 'zod'
+import type { HostMethods, ServiceMethods } from './ipc'
+
+const id = z.string().regex(/^[A-Za-z0-9._-]{1,120}$/, 'not a valid id')
+/** Scenario text: generous but bounded, so a runaway caller cannot pin the host's memory. */
+const text = z.string().max(8_000_000)
+const fileName = z.string().min(1).max(4096)
+const doc = z.object({ name: z.string().min(1).max(4096), path: z.string().max(4096).nullable(), text })
+const column = z.object({ runId: id, variant: z.string().min(1).max(500) })
+const exportReq = z.object({
+  columns: z.array(column).min(1).max(64),
+  format: z.enum(['csv', 'md', 'txt', 'json']),
+  baseline: z.number().int().min(0).max(63),
+  title: z.string().max(500)
+}).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
+
+export const SERVICE_ARGS = {
+  appInfo: z.tuple([]),
+  editorInfo: z.tuple([]),
+  listPresets: z.tuple([]),
+  readPreset: z.tuple([id]),
+  validateScenario: z.tuple([text, fileName]),
+  importRtApp: z.tuple([text, fileName]),
+  startRun: z.tuple([z.object({
+    text,
+    file: fileName,
+    name: z.string().max(500).optional(),
+    variants: z.array(z.string().min(1).max(500)).max(256).optional()
+  })]),
+  cancelRun: z.tuple([id]),
+  listRuns: z.tuple([]),
+  getRun: z.tuple([id]),
+  renameRun: z.tuple([id, z.string().trim().min(1).max(500)]),
+  deleteRun: z.tuple([id]),
+  setBaseline: z.tuple([id.nullable()]),
+  getSettings: z.tuple([]),
+  updateSettings: z.tuple([z.object({ theme: z.enum(['light', 'dark', 'system']).optional() }).strict()]),
+  exportContent: z.tuple([exportReq])
+} satisfies Record<keyof ServiceMethods, z.ZodType>
+
+export const HOST_ARGS = {
+  openScenario: z.tuple([]),
+  openRecent: z.tuple([fileName]),
+  importRtAppFile: z.tuple([]),
+  saveScenario: z.tuple([doc, z.boolean()]),
+  exportTable: z.tuple([exportReq]),
+  exportPng: z.tuple([z.string().min(1).max(200), z.instanceof(Uint8Array).refine((b) => b.byteLength <= 64_000_000, 'PNG too large')]),
+  setDirty: z.tuple([z.boolean()])
+} satisfies Record<keyof HostMethods, z.ZodType>
+
+export const API_ARGS = { ...SERVICE_ARGS, ...HOST_ARGS }
+
+
+/** Compile-time check: each schema accepts exactly its method's parameters. */
+type SchemaMatches<M, S extends Record<keyof M, z.ZodType>> = {
+  [K in keyof M]: M[K] extends (...a: infer P) => unknown
+    ? (z.input<S[K]> extends P ? (P extends z.input<S[K]> ? true : false) : false)
+    : false
+}
+type AllTrue<T> = T[keyof T] extends true ? true : false
+type Expect<T extends true> = T
+export type ServiceArgsCheck = Expect<AllTrue<SchemaMatches<ServiceMethods, typeof SERVICE_ARGS>>>
+export type HostArgsCheck = Expect<AllTrue<SchemaMatches<HostMethods, typeof HOST_ARGS>>>

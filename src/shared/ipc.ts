@@ -1,0 +1,259 @@
+/**
+ * The typed contract between the renderer and its host (Electron main over IPC, or
+ * `schedlab serve` over a WebSocket). One method table, one zod schema per method's
+ * argument tuple: both hosts validate every call against the same schemas before the
+ * call reaches a service.
+ */
+import type { VariantResult } from './result'
+
+// ---------------------------------------------------------------------------------------------
+// Data crossing the boundary
+
+export interface PresetInfo {
+  id: string
+  name: string
+  description: string
+}
+
+/** A scenario as the editor holds it. `path` is an absolute path (Electron) or null. */
+export interface ScenarioDoc {
+  name: string
+  path: string | null
+  text: string
+}
+
+export interface ScenarioIssue {
+  path: string
+  message: string
+  line?: number
+  column?: number
+}
+
+/** A scenario that could not be accepted: the file, and one entry per problem. */
+export interface ScenarioProblem {
+  file: string
+  message: string
+  issues: ScenarioIssue[]
+}
+
+export type ValidationResult =
+  | { ok: true; scenarioName: string; variants: string[]; seeds: number[]; runs: number }
+  | { ok: false; problem: ScenarioProblem }
+
+export interface NamedDoc {
+  name: string
+  doc: string
+}
+
+/** What the editor needs for validation, completion and hover docs. */
+export interface EditorInfo {
+  schema: Record<string, unknown>
+  workloadTypes: NamedDoc[]
+  patches: NamedDoc[]
+  features: NamedDoc[]
+  topologies: NamedDoc[]
+}
+
+export interface StartRunRequest {
+  text: string
+  file: string
+  name?: string
+  /** Subset of variant names to run; all when absent. */
+  variants?: string[]
+}
+
+export interface JobInfo {
+  jobId: string
+  variant: string
+  variantIndex: number
+  seed: number
+}
+
+export type StartRunResult =
+  | { ok: true; runId: string; jobs: JobInfo[] }
+  | { ok: false; problem: ScenarioProblem }
+
+export type RunStatus = 'running' | 'done' | 'partial' | 'failed' | 'canceled'
+
+export type JobErrorKind = 'error' | 'crash' | 'oom' | 'canceled'
+
+export interface JobError {
+  variant: string
+  seed: number
+  kind: JobErrorKind
+  message: string
+}
+
+export interface RunSummary {
+  id: string
+  name: string
+  scenarioName: string
+  scenarioFile: string
+  /** ISO 8601. */
+  createdAt: string
+  status: RunStatus
+  variants: string[]
+  seeds: number[]
+  durationMs: number
+  wallMs: number
+  version: string
+}
+
+export interface StoredRun extends RunSummary {
+  format: 1
+  scenarioText: string
+  /** Expansion order: variants in scenario order, seeds ascending within a variant. */
+  results: VariantResult[]
+  errors: JobError[]
+}
+
+/** A run file that could not be read, and what was done about it. */
+export interface StoreProblem {
+  file: string
+  message: string
+  movedTo?: string
+}
+
+export interface RunList {
+  runs: RunSummary[]
+  problems: StoreProblem[]
+}
+
+export type Theme = 'light' | 'dark' | 'system'
+
+export interface Settings {
+  theme: Theme
+  baselineRunId: string | null
+  recentFiles: string[]
+}
+
+export type ExportFormat = 'csv' | 'md' | 'txt' | 'json'
+
+/** One column of a comparison: a variant of a saved run. */
+export interface CompareColumn {
+  runId: string
+  variant: string
+}
+
+export interface ExportTableRequest {
+  columns: CompareColumn[]
+  format: ExportFormat
+  /** Index into columns of the column the others are compared against. */
+  baseline: number
+  title: string
+}
+
+export interface ExportContent {
+  fileName: string
+  mime: string
+  text: string
+}
+
+export type ExportOutcome = { saved: true; name: string } | { saved: false }
+
+export interface AppInfo {
+  version: string
+  dataDir: string
+  workers: number
+  platform: 'electron' | 'web'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events pushed from the host
+
+export interface JobProgress {
+  jobId: string
+  simNs: number
+  durationNs: number
+}
+
+export type MenuCommand =
+  | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp'
+  | 'run' | 'cancel' | 'toggle-theme' | 'shortcuts'
+
+export interface ApiEvents {
+  'run-progress': { runId: string; jobs: JobProgress[] }
+  'run-job': { runId: string; jobId: string; state: 'done' | 'failed' | 'canceled'; error?: JobError }
+  'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
+  'runs-changed': { reason: string }
+  'menu-command': { command: MenuCommand; path?: string }
+}
+
+export type ApiEventName = keyof ApiEvents
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-finished', 'runs-changed', 'menu-command']
+
+// ---------------------------------------------------------------------------------------------
+// Methods
+
+/** Methods served by the Electron-free services; both hosts expose them. */
+export interface ServiceMethods {
+  appInfo(): Promise<AppInfo>
+  editorInfo(): Promise<EditorInfo>
+  listPresets(): Promise<PresetInfo[]>
+  readPreset(id: string): Promise<ScenarioDoc>
+  validateScenario(text: string, file: string): Promise<ValidationResult>
+  /** Convert an rt-app JSON file into scenario text. */
+  importRtApp(text: string, file: string): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem }>
+  startRun(req: StartRunRequest): Promise<StartRunResult>
+  cancelRun(runId: string): Promise<boolean>
+  listRuns(): Promise<RunList>
+  getRun(id: string): Promise<StoredRun>
+  renameRun(id: string, name: string): Promise<RunSummary>
+  deleteRun(id: string): Promise<void>
+  setBaseline(id: string | null): Promise<Settings>
+  getSettings(): Promise<Settings>
+  updateSettings(patch: { theme?: Theme }): Promise<Settings>
+  /** The text of a table export; hosts deliver it (save dialog or download). */
+  exportContent(req: ExportTableRequest): Promise<ExportContent>
+}
+
+/** Methods whose delivery depends on the host (dialogs in Electron, pickers/downloads on the web). */
+export interface HostMethods {
+  openScenario(): Promise<ScenarioDoc | null>
+  /** Opens a file from the recent list (only those: the renderer cannot name arbitrary paths). */
+  openRecent(path: string): Promise<ScenarioDoc>
+  /** Pick an rt-app JSON file and convert it. */
+  importRtAppFile(): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem } | null>
+  saveScenario(doc: ScenarioDoc, saveAs: boolean): Promise<ScenarioDoc | null>
+  exportTable(req: ExportTableRequest): Promise<ExportOutcome>
+  exportPng(name: string, png: Uint8Array<ArrayBuffer>): Promise<ExportOutcome>
+  setDirty(dirty: boolean): Promise<void>
+}
+
+export type ApiMethods = ServiceMethods & HostMethods
+export type ApiMethodName = keyof ApiMethods
+
+export type EventListener<E extends ApiEventName> = (payload: ApiEvents[E]) => void
+
+/** The one object the renderer talks to (window.schedlab). */
+export interface SchedlabApi extends ApiMethods {
+  readonly platform: 'electron' | 'web'
+  on<E extends ApiEventName>(event: E, listener: EventListener<E>): () => void
+}
+
+// ---------------------------------------------------------------------------------------------
+// Method names (the preload needs these without the zod schemas, which live in ipc-schemas.ts)
+
+export const SERVICE_METHODS = [
+  'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
+  'cancelRun', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
+  'updateSettings', 'exportContent'
+] as const satisfies readonly (keyof ServiceMethods)[]
+
+export const HOST_METHODS = [
+  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'setDirty'
+] as const satisfies readonly (keyof HostMethods)[]
+
+export const API_METHODS: readonly ApiMethodName[] = [...SERVICE_METHODS, ...HOST_METHODS]
+
+type Expect<T extends true> = T
+type Covers<K, L> = [Exclude<K, L>] extends [never] ? true : false
+export type ServiceMethodsListed = Expect<Covers<keyof ServiceMethods, (typeof SERVICE_METHODS)[number]>>
+export type HostMethodsListed = Expect<Covers<keyof HostMethods, (typeof HOST_METHODS)[number]>>
+
+export const IPC_PREFIX = 'schedlab:'
+export const ipcChannel = (method: string): string => IPC_PREFIX + method
+export const eventChannel = (event: ApiEventName): string => `${IPC_PREFIX}event:${event}`
+
+/** Envelope every handler answers with, so error messages survive the transport unchanged. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: string }

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest'
+import type { LatencySummary, VariantResult, WorkloadResult } from './result'
+import {
+  buildTables, changeTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
+} from './tables'
+import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
+
+function lat(p: Partial<LatencySummary>): LatencySummary {
+  return { count: 1000, min: 1, avg: 50, p50: 40, p90: 60, p99: 91, p99_9: 126, max: 2273, ...p }
+}
+
+export function variant(name: string, seed: number, workloads: WorkloadResult[]): VariantResult {
+  return {
+    name, seed,
+    stats: { events: 1, wallMs: 1, simulatedMs: 1000, contextSwitches: 0, migrations: 0, wakeups: 0, sysPct: 0 },
+    workloads, tasks: [], cpus: [], unreasonableIdle: { events: { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 } }
+  }
+}
+
+const base = variant('tip/sched/core', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({}) }])
+const patched = variant('this patchset', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ p99: 90, p99_9: 108, max: 1018 }) }])
+
+describe('seed-thread table format', () => {
+  it('formats changes as the threads do', () => {
+    expect(formatChange(55.2)).toBe('(+55 %)')
+    expect(formatChange(1.1)).toBe('(+ 1 %)')
+    expect(formatChange(0.3)).toBe('(  0 %)')
+    expect(formatChange(-0.4)).toBe('(  0 %)')
+    expect(formatChange(-1)).toBe('(- 1 %)')
+    expect(formatChange(-14)).toBe('(-14 %)')
+    expect(formatChange(-250)).toBe('(-250 %)')
+    expect(formatChange(null)).toBe('')
+  })
+
+  it('reproduces the cyclictest rows of seed 000', () => {
+    const [t] = buildTables([{ label: 'tip/sched/core', results: [base] }, { label: 'this patchset', results: [patched] }])
+    const row = (k: string) => t.rows.find((r) => r.key === k)!
+    expect(formatCell(row('p99'), 1)).toBe('90 (+ 1 %)')
+    expect(formatCell(row('p99_9'), 1)).toBe('108 (+14 %)')
+    expect(formatCell(row('max'), 1)).toBe('1018 (+55 %)')
+    expect(formatCell(row('max'), 0)).toBe('2273')
+    // counts are not compared
+    expect(formatCell(row('count'), 1)).toBe('1000')
+    expect(changeTone(row('max').changes[1])).toBe('better')
+  })
+
+  it('marks a regression as worse with a minus sign', () => {
+    const worse = variant('v2', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ p99: 92 }) }])
+    const [t] = buildTables([{ label: 'a', results: [base] }, { label: 'b', results: [worse] }])
+    const p99 = t.rows.find((r) => r.key === 'p99')!
+    expect(formatCell(p99, 1)).toBe('92 (- 1 %)')
+    expect(changeTone(p99.changes[1])).toBe('worse')
+  })
+
+  it('compares against the chosen baseline column', () => {
+    const [t] = buildTables([{ label: 'a', results: [base] }, { label: 'b', results: [patched] }], 1)
+    const max = t.rows.find((r) => r.key === 'max')!
+    expect(max.changes[1]).toBeNull()
+    expect(formatChange(max.changes[0])).toBe('(-123 %)')
+  })
+
+  it('adds a hackbench time row and leaves missing workloads empty', () => {
+    const hb = variant('b', 1, [
+      { name: 'cyclictest', type: 'cyclictest', latencyUs: lat({}) },
+      { name: 'hackbench', type: 'hackbench', latencyUs: lat({}), timeSec: 0.764 }
+    ])
+    const hb0 = variant('a', 1, [{ name: 'hackbench', type: 'hackbench', latencyUs: lat({}), timeSec: 0.863 }])
+    const tables = buildTables([{ label: 'a', results: [hb0] }, { label: 'b', results: [hb] }])
+    expect(tables.map((t) => t.workload)).toEqual(['hackbench', 'cyclictest'])
+    const time = tables[0].rows.find((r) => r.key === 'timeSec')!
+    expect(formatCell(time, 1)).toBe('0.764 (+11 %)')
+    expect(tables[1].rows[0].values[0]).toBeNull()
+  })
+
+  it('renders text, markdown and CSV with the same cells', () => {
+    const labels = ['tip/sched/core', 'this patchset']
+    const tables = buildTables([{ label: labels[0], results: [base] }, { label: labels[1], results: [patched] }])
+    const txt = tablesToText(labels, tables)
+    expect(txt).toContain('scheduling latency (us) for cyclictest')
+    expect(txt).toMatch(/Maximum \(us\)\s+2273 \|\s+1018 \(\+55 %\)/)
+    const md = tablesToMarkdown('RB5', labels, tables)
+    expect(md).toContain('| Maximum (us) | 2273 | 1018 (+55 %) |')
+    expect(md.split('\n').filter((l) => l.startsWith('|')).length).toBe(2 + 7)
+    const csv = tablesToCsv(labels, tables)
+    const lines = csv.trim().split('\n')
+    expect(lines[0]).toBe('workload,metric,tip/sched/core,this patchset,this patchset change %')
+    expect(lines).toContain('cyclictest,max,2273,1018,55.2')
+  })
+
+  it('quotes CSV fields that need it', () => {
+    const tables = buildTables([{ label: 'a,b', results: [base] }])
+    expect(tablesToCsv(['a,"b"'], tables).split('\n')[0]).toBe('workload,metric,"a,""b"""')
+  })
+})
+
+describe('pooling seeds', () => {
+  const h1 = { lowUs: [1, 2, 3], highUs: [1.001, 2.001, 3.001], counts: [1, 1, 1] }
+  const h2 = { lowUs: [3, 4], highUs: [3.001, 4.001], counts: [1, 2] }
+
+  it('merges histograms bucket by bucket', () => {
+    const m = mergeHistograms([h1, h2])
+    expect(m.lowUs).toEqual([1, 2, 3, 4])
+    expect(m.counts).toEqual([1, 1, 2, 2])
+  })
+
+  it('reads pooled percentiles from merged histograms', () => {
+    const s1 = lat({ count: 3, min: 1, max: 3, avg: 2 })
+    const s2 = lat({ count: 3, min: 3, max: 4, avg: 11 / 3 })
+    const p = poolLatency([s1, s2], [h1, h2])
+    expect(p.count).toBe(6)
+    expect(p.max).toBe(4)
+    expect(p.min).toBe(1)
+    expect(p.avg).toBeCloseTo(17 / 6)
+    expect(p.p50).toBe(3)
+    expect(p.p99).toBe(4)
+  })
+
+  it('averages percentiles when a seed has no histogram', () => {
+    const p = poolLatency([lat({ p99: 10 }), lat({ p99: 20 })], [h1, undefined])
+    expect(p.p99).toBe(15)
+  })
+
+  it('keeps a single seed unchanged', () => {
+    const s = lat({ p99: 77 })
+    expect(poolLatency([s])).toBe(s)
+  })
+
+  it('percentile midpoints stay inside [min, max]', () => {
+    const wide = { lowUs: [100], highUs: [200], counts: [10] }
+    expect(histogramPercentile(wide, 50, 120, 130)).toBe(130)
+    expect(histogramPercentile(wide, 50, 0, 1000)).toBeCloseTo(149.9995)
+  })
+})
+
+describe('chart data', () => {
+  it('CDF rises monotonically to 1', () => {
+    const pts = cdfPoints({ lowUs: [0, 5, 50], highUs: [0.001, 6, 52], counts: [2, 5, 3] })
+    expect(pts[0]).toEqual({ x: 0.001, y: 0 })
+    expect(pts.at(-1)!.y).toBe(1)
+    for (let i = 1; i < pts.length; i++) expect(pts[i].y).toBeGreaterThanOrEqual(pts[i - 1].y)
+    expect(pts.every((p) => p.x > 0)).toBe(true)
+  })
+
+  it('re-binning keeps every sample', () => {
+    const h = { lowUs: [0.5, 3, 30, 5000], highUs: [0.501, 3.2, 31, 5100], counts: [1, 2, 3, 4] }
+    const edges = logEdges(1, 1000, 5)
+    const bins = rebin(h, edges)
+    expect(bins.reduce((a, b) => a + b, 0)).toBe(10)
+    expect(bins[0]).toBe(1)
+    expect(bins.at(-1)).toBe(4)
+    expect(edges[0]).toBeCloseTo(1)
+    expect(edges.at(-1)).toBeCloseTo(1000)
+  })
+})

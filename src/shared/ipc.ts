@@ -27,6 +27,8 @@ export interface ScenarioIssue {
   message: string
   line?: number
   column?: number
+  /** Set when the issue is in another file than the scenario (an rt-app `file` reference). */
+  file?: string
 }
 
 /** A scenario that could not be accepted: the file, and one entry per problem. */

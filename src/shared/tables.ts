@@ -6,6 +6,7 @@
  */
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import { histogramPercentile, mergeHistograms } from './histogram-data'
+import { groupBy } from './group'
 
 /** A column: the results of one variant, one per seed. */
 export interface TableColumn {
@@ -76,14 +77,7 @@ interface PooledWorkload {
 }
 
 function poolWorkloads(col: TableColumn): Map<string, PooledWorkload> {
-  const byName = new Map<string, WorkloadResult[]>()
-  for (const r of col.results) {
-    for (const w of r.workloads) {
-      const list = byName.get(w.name)
-      if (list) list.push(w)
-      else byName.set(w.name, [w])
-    }
-  }
+  const byName = groupBy(col.results.flatMap((r) => r.workloads), (w) => w.name)
   const out = new Map<string, PooledWorkload>()
   for (const [name, ws] of byName) {
     const times = ws.map((w) => w.timeSec).filter((t): t is number => typeof t === 'number')

@@ -3,8 +3,6 @@ import type { Envelope } from '../../shared/ipc'
 
 export class InvalidCallError extends Error {}
 
-type Impl = Record<string, (...args: never[]) => unknown>
-
 /**
  * The one gate every call from a renderer passes, in both hosts: the method must be in the
  * contract, its arguments must satisfy the method's schema, and the answer (or the error
@@ -12,10 +10,11 @@ type Impl = Record<string, (...args: never[]) => unknown>
  */
 export function createDispatcher(
   schemas: Record<string, z.ZodType>,
-  impl: Impl
+  impl: object
 ): (method: string, args: unknown) => Promise<Envelope<unknown>> {
+  const fns = impl as Record<string, unknown>
   return async (method, args) => {
-    if (!Object.prototype.hasOwnProperty.call(schemas, method) || typeof impl[method] !== 'function') {
+    if (!Object.prototype.hasOwnProperty.call(schemas, method) || typeof fns[method] !== 'function') {
       return { ok: false, error: `unknown method ${JSON.stringify(String(method)).slice(0, 80)}` }
     }
     const parsed = schemas[method].safeParse(args)
@@ -27,7 +26,7 @@ export function createDispatcher(
       return { ok: false, error: `invalid call to ${method}: ${detail}` }
     }
     try {
-      const value = await (impl[method] as (...a: unknown[]) => unknown)(...(parsed.data as unknown[]))
+      const value = await (fns[method] as (...a: unknown[]) => unknown).apply(impl, parsed.data as unknown[])
       return { ok: true, value }
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) }

@@ -1,5 +1,6 @@
 import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../../shared/ipc'
 import * as sim from './sim-adapter'
+import { augmentSchema } from './editor-schema'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
@@ -14,7 +15,7 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
     return {
       file: err.file,
       message: `${err.file}: ${n} problem${n === 1 ? '' : 's'} in the scenario`,
-      issues: err.issues.map((i) => ({ path: i.path, message: i.message, line: i.line, column: i.column }))
+      issues: err.issues.map((i) => ({ path: i.path, message: i.message, line: i.line, column: i.column, file: (i as { file?: string }).file }))
     }
   }
   const message = err instanceof Error ? err.message : String(err)
@@ -50,12 +51,14 @@ export function unknownVariants(scenario: sim.Scenario, names: readonly string[]
 let editorInfoCache: EditorInfo | null = null
 
 export function editorInfo(): EditorInfo {
-  editorInfoCache ??= {
-    schema: sim.scenarioJsonSchema(),
-    workloadTypes: sim.workloadTypeDocs(),
-    patches: sim.patchDocs(),
-    features: sim.featureDocs(),
-    topologies: sim.topologyDocs()
+  if (!editorInfoCache) {
+    const lists = {
+      workloadTypes: sim.workloadTypeDocs(),
+      patches: sim.patchDocs(),
+      features: sim.featureDocs(),
+      topologies: sim.topologyDocs()
+    }
+    editorInfoCache = { schema: augmentSchema(sim.scenarioJsonSchema(), lists), ...lists }
   }
   return editorInfoCache
 }

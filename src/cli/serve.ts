@@ -1,0 +1,152 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import Conf from 'conf'
+import { createBackend } from '../main/services/backend'
+import { openKeyValueStore, type KeyValueStore } from '../main/services/kv'
+import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
+import { startWebHost, type WebHost } from './serve-host'
+
+/**
+ * `schedlab serve [--port N] [--data-dir DIR]`: the workbench in a browser. Prints the URL
+ * (with its access token) as the first line of stdout, everything else on stderr.
+ */
+
+export const PROJECT_ROOT = resolve(__dirname, '../..')
+export const RENDERER_DIR = join(PROJECT_ROOT, 'out', 'renderer')
+const WORKER_SOURCE = join(PROJECT_ROOT, 'src', 'main', 'services', 'sim-worker.ts')
+
+export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR]
+
+Serve the schedlab workbench on http://127.0.0.1 and print its URL (with an access token).
+  --port N        TCP port (default: a free port)
+  --data-dir DIR  where settings and saved runs live (default: the desktop app's folder, ${defaultDataDir()})`
+
+export class UsageError extends Error {}
+
+export interface ServeArgs {
+  port: number
+  dataDir: string
+}
+
+export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
+  let port = 0
+  let dataDir = defaultDataDir()
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined]
+    const value = (): string => {
+      const v = inline ?? argv[++i]
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`)
+      return v
+    }
+    switch (flag) {
+      case '-h':
+      case '--help':
+        return 'help'
+      case '--port': {
+        const v = value()
+        if (!/^\d+$/.test(v) || Number(v) > 65535) throw new UsageError(`--port: expected a port number 0..65535, got "${v}"`)
+        port = Number(v)
+        break
+      }
+      case '--data-dir':
+        dataDir = resolve(value())
+        break
+      default:
+        throw new UsageError(`unknown argument "${a}"`)
+    }
+  }
+  return { port, dataDir }
+}
+
+/** The folder Electron uses as userData for this app, so both hosts share history. */
+export function defaultDataDir(): string {
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'schedlab')
+  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'schedlab')
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'schedlab')
+}
+
+export function projectVersion(): string {
+  return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+}
+
+/** Build the renderer with electron-vite when `out/renderer` is missing (fresh clone). */
+export function ensureRendererBuilt(log: (line: string) => void = (l) => process.stderr.write(l + '\n')): void {
+  if (existsSync(join(RENDERER_DIR, 'index.html'))) return
+  log('schedlab serve: building the renderer (out/renderer is missing) ...')
+  const bin = join(PROJECT_ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js')
+  const r = spawnSync(process.execPath, [bin, 'build'], { cwd: PROJECT_ROOT, stdio: ['ignore', 2, 2] })
+  if (r.status !== 0 || !existsSync(join(RENDERER_DIR, 'index.html'))) {
+    throw new Error('building the renderer failed; run `npm run build` to see why')
+  }
+}
+
+export function openConfStore(dataDir: string): ReturnType<typeof openKeyValueStore> {
+  return openKeyValueStore(join(dataDir, 'config.json'), (): KeyValueStore => new Conf({ cwd: dataDir, configName: 'config', projectName: 'schedlab' }))
+}
+
+export interface RunningServe {
+  host: WebHost
+  close(): Promise<void>
+}
+
+export async function startServe(args: ServeArgs): Promise<RunningServe> {
+  ensureRendererBuilt()
+  const { kv, problems } = openConfStore(args.dataDir)
+  const backend = await createBackend({
+    dataDir: args.dataDir, kv, kvProblems: problems,
+    workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
+    version: projectVersion(), platform: 'web'
+  })
+  try {
+    const host = await startWebHost({ backend, rendererDir: RENDERER_DIR, port: args.port })
+    return {
+      host,
+      async close() {
+        await host.close()
+        await backend.close()
+      }
+    }
+  } catch (err) {
+    await backend.close()
+    throw err
+  }
+}
+
+/** CLI entry; resolves with the exit code once the server has stopped (SIGINT/SIGTERM). */
+export async function serveCommand(argv: readonly string[]): Promise<number> {
+  let args: ServeArgs | 'help'
+  try {
+    args = parseServeArgs(argv)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    process.stderr.write(`schedlab serve: ${err.message}\n${SERVE_USAGE}\n`)
+    return 2
+  }
+  if (args === 'help') {
+    process.stdout.write(SERVE_USAGE + '\n')
+    return 0
+  }
+  let running: RunningServe
+  try {
+    running = await startServe(args)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    const msg = e.code === 'EADDRINUSE' ? `port ${args.port} is already in use` : e.message
+    process.stderr.write(`schedlab serve: ${msg}\n`)
+    return 1
+  }
+  process.stdout.write(running.host.url + '\n')
+  process.stderr.write(`schedlab serve: data in ${args.dataDir}; Ctrl+C to stop\n`)
+  return new Promise<number>((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      void running.close().then(() => done(0), () => done(1))
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}

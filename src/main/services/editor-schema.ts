@@ -1,0 +1,121 @@
+import type { NamedDoc } from '../../shared/ipc'
+
+/**
+ * Completion and hover docs for the editor come from the scenario's JSON Schema through
+ * Monaco's JSON worker. This adds the registries (patch names, sched_feat flags, topology
+ * presets, workload types) at the places of the schema that take them, without narrowing
+ * what validates: names are offered through an `anyOf` branch next to the original schema.
+ */
+
+type Schema = Record<string, unknown>
+
+function resolveRef(root: Schema, node: Schema): Schema {
+  let cur = node
+  for (let guard = 0; guard < 32 && typeof cur.$ref === 'string' && (cur.$ref as string).startsWith('#/'); guard++) {
+    let target: unknown = root
+    for (const raw of (cur.$ref as string).slice(2).split('/')) {
+      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+      target = target && typeof target === 'object' ? (target as Schema)[key] : undefined
+    }
+    if (!target || typeof target !== 'object') break
+    cur = target as Schema
+  }
+  return cur
+}
+
+/** The node and every alternative it unfolds into (anyOf/oneOf/allOf, refs followed). */
+function alternatives(root: Schema, node: Schema, seen = new Set<Schema>()): Schema[] {
+  const n = resolveRef(root, node)
+  if (seen.has(n)) return []
+  seen.add(n)
+  const out = [n]
+  for (const k of ['anyOf', 'oneOf', 'allOf']) {
+    const list = n[k]
+    if (Array.isArray(list)) for (const s of list) if (s && typeof s === 'object') out.push(...alternatives(root, s as Schema, seen))
+  }
+  return out
+}
+
+function child(node: Schema, seg: string): Schema[] {
+  const out: Schema[] = []
+  if (seg === '*') {
+    if (node.items && typeof node.items === 'object' && !Array.isArray(node.items)) out.push(node.items as Schema)
+    for (const k of ['items', 'prefixItems']) {
+      const v = node[k]
+      if (Array.isArray(v)) out.push(...(v.filter((s) => s && typeof s === 'object') as Schema[]))
+    }
+    return out
+  }
+  const props = node.properties as Record<string, Schema> | undefined
+  if (props && typeof props[seg] === 'object') out.push(props[seg])
+  return out
+}
+
+/** Schema nodes at a path (`*` = any array item), with their alternatives unfolded. */
+export function schemaNodesAt(root: Schema, path: readonly string[]): Schema[] {
+  let nodes = alternatives(root, root)
+  for (const seg of path) {
+    const next: Schema[] = []
+    for (const n of nodes) for (const c of child(n, seg)) next.push(...alternatives(root, c))
+    nodes = [...new Set(next)]
+  }
+  return nodes
+}
+
+const isStringish = (n: Schema): boolean => n.type === 'string' || (n.type === undefined && n.enum === undefined && n.const === undefined && !n.anyOf && !n.oneOf && !n.properties)
+
+/** Offer `names` for string nodes at `path`, keeping whatever those nodes already accept. */
+function offerNames(root: Schema, path: string[], names: readonly NamedDoc[]): number {
+  if (names.length === 0) return 0
+  let n = 0
+  for (const node of schemaNodesAt(root, path).filter(isStringish)) {
+    const original = { ...node }
+    for (const k of Object.keys(node)) delete node[k]
+    if (original.description) node.description = original.description
+    node.anyOf = [
+      {
+        type: 'string',
+        enum: names.map((x) => x.name),
+        markdownEnumDescriptions: names.map((x) => x.doc),
+        enumDescriptions: names.map((x) => x.doc)
+      },
+      original
+    ]
+    n++
+  }
+  return n
+}
+
+/** Add one documented boolean property per flag to object nodes at `path`. */
+function offerFlags(root: Schema, path: string[], flags: readonly NamedDoc[]): number {
+  let n = 0
+  for (const node of schemaNodesAt(root, path).filter((x) => x.type === 'object' || x.properties || x.additionalProperties)) {
+    const props = (node.properties ??= {}) as Record<string, Schema>
+    for (const f of flags) props[f.name] ??= { type: 'boolean', description: f.doc, markdownDescription: f.doc }
+    n++
+  }
+  return n
+}
+
+function hasLiteral(nodes: Schema[]): boolean {
+  return nodes.some((x) => x.const !== undefined || Array.isArray(x.enum))
+}
+
+export interface EditorLists {
+  workloadTypes: readonly NamedDoc[]
+  patches: readonly NamedDoc[]
+  features: readonly NamedDoc[]
+  topologies: readonly NamedDoc[]
+}
+
+/** A copy of `schema` carrying the registries for completion and hover. */
+export function augmentSchema(schema: Record<string, unknown>, lists: EditorLists): Record<string, unknown> {
+  const root = structuredClone(schema) as Schema
+  offerNames(root, ['variants', '*', 'patches', '*'], lists.patches)
+  offerNames(root, ['topology'], lists.topologies)
+  offerFlags(root, ['kernel', 'features'], lists.features)
+  offerFlags(root, ['variants', '*', 'features'], lists.features)
+  // Workload types usually come as `const` per workload schema already; add them only if not.
+  if (!hasLiteral(schemaNodesAt(root, ['workloads', '*', 'type']))) offerNames(root, ['workloads', '*', 'type'], lists.workloadTypes)
+  return root
+}

@@ -1,0 +1,114 @@
+import {
+  API_EVENTS, type ApiEventName, type ApiEvents, type EventListener, type ExportOutcome, type SchedlabApi,
+  type ScenarioDoc, type ServiceMethods
+} from '../../../shared/ipc'
+import { SERVICE_METHODS } from '../../../shared/ipc'
+import { download, pickTextFile } from './browser-files'
+
+/**
+ * The renderer's API in a browser, against `schedlab serve`: service methods travel over the
+ * page's WebSocket, file delivery uses the browser (file pickers, downloads).
+ */
+
+type Pending = { resolve(v: unknown): void; reject(e: Error): void }
+
+export interface WebConnection {
+  api: SchedlabApi
+  /** Resolves when the connection to the host is lost. */
+  closed: Promise<void>
+}
+
+export async function connectWebApi(loc: Location = window.location): Promise<WebConnection> {
+  const token = new URLSearchParams(loc.search).get('token') ?? ''
+  const ws = new WebSocket(`${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?token=${encodeURIComponent(token)}`)
+  await new Promise<void>((ok, fail) => {
+    ws.addEventListener('open', () => ok(), { once: true })
+    ws.addEventListener('error', () => fail(new Error('could not connect to the schedlab web host (is `schedlab serve` still running, and is the token in the URL current?)')), { once: true })
+  })
+  const pending = new Map<number, Pending>()
+  const listeners = new Map<ApiEventName, Set<(p: unknown) => void>>()
+  let nextId = 1
+  const closed = new Promise<void>((done) => {
+    ws.addEventListener('close', () => {
+      for (const p of pending.values()) p.reject(new Error('the connection to the schedlab web host was lost'))
+      pending.clear()
+      done()
+    })
+  })
+  ws.addEventListener('message', (ev) => {
+    const msg = JSON.parse(String(ev.data)) as { id?: number; ok?: boolean; value?: unknown; error?: string; event?: ApiEventName; payload?: unknown }
+    if (typeof msg.id === 'number') {
+      const p = pending.get(msg.id)
+      pending.delete(msg.id)
+      if (!p) return
+      if (msg.ok) p.resolve(msg.value)
+      else p.reject(new Error(msg.error ?? 'unknown error'))
+    } else if (msg.event) {
+      for (const l of listeners.get(msg.event) ?? []) l(msg.payload)
+    }
+  })
+
+  const call = (method: string, args: unknown[]): Promise<unknown> => {
+    if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('the connection to the schedlab web host was lost'))
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      ws.send(JSON.stringify({ id, method, args }))
+    })
+  }
+  const service = Object.fromEntries(
+    SERVICE_METHODS.map((m) => [m, (...args: unknown[]) => call(m, args)])
+  ) as unknown as ServiceMethods
+
+  let dirty = false
+  window.addEventListener('beforeunload', (e) => {
+    if (dirty) e.preventDefault()
+  })
+
+  const api: SchedlabApi = {
+    ...service,
+    platform: 'web',
+
+    async openScenario() {
+      const f = await pickTextFile('.json,.jsonc,application/json')
+      return f ? { name: f.name, path: null, text: f.text } : null
+    },
+    async openRecent() {
+      throw new Error('recent files are not available in the browser; use Open')
+    },
+    async importRtAppFile() {
+      const f = await pickTextFile('.json,application/json')
+      return f ? service.importRtApp(f.text, f.name) : null
+    },
+    async saveScenario(doc: ScenarioDoc) {
+      const name = /\.jsonc?$/i.test(doc.name) ? doc.name : `${doc.name}.json`
+      download(name, new Blob([doc.text], { type: 'application/json' }))
+      return { name, path: null, text: doc.text }
+    },
+    async exportTable(req): Promise<ExportOutcome> {
+      const c = await service.exportContent(req)
+      download(c.fileName, new Blob([c.text], { type: c.mime }))
+      return { saved: true, name: c.fileName }
+    },
+    async exportPng(name, png): Promise<ExportOutcome> {
+      const file = name.toLowerCase().endsWith('.png') ? name : `${name}.png`
+      download(file, new Blob([png], { type: 'image/png' }))
+      return { saved: true, name: file }
+    },
+    async setDirty(d) {
+      dirty = d
+    },
+
+    on<E extends ApiEventName>(event: E, listener: EventListener<E>): () => void {
+      if (!API_EVENTS.includes(event)) throw new Error(`unknown event ${String(event)}`)
+      let set = listeners.get(event)
+      if (!set) listeners.set(event, (set = new Set()))
+      const l = listener as (p: unknown) => void
+      set.add(l)
+      return () => set.delete(l)
+    }
+  }
+  return { api, closed }
+}
+
+export type { ApiEvents }

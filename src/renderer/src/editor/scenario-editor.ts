@@ -1,0 +1,118 @@
+import type { ScenarioIssue } from '../../../shared/ipc'
+import { h } from '../dom'
+import { jsonDefaults, monaco } from './monaco'
+import { lineColAt, rangeOfPath } from './json-path'
+
+const MODEL_URI = monaco.Uri.parse('file:///schedlab/scenario.json')
+const SCHEMA_URI = 'schedlab://schema/scenario.json'
+
+/**
+ * The scenario editor: Monaco on a JSONC model validated by the scenario's JSON Schema
+ * (completion and hover docs come from it), plus markers for the problems the scenario
+ * parser reports (unknown patch names, bad values ...), placed at their JSON path.
+ */
+export class ScenarioEditor {
+  readonly el: HTMLElement
+  private editor: monaco.editor.IStandaloneCodeEditor | null = null
+  private readonly model: monaco.editor.ITextModel
+  private suppress = false
+
+  constructor(private readonly onChange: () => void) {
+    this.el = h('div', { class: 'editor-host', 'data-testid': 'scenario-editor' })
+    this.model = monaco.editor.getModel(MODEL_URI) ?? monaco.editor.createModel('', 'json', MODEL_URI)
+    this.model.updateOptions({ tabSize: 2, insertSpaces: true })
+    this.model.onDidChangeContent(() => {
+      if (!this.suppress) this.onChange()
+    })
+  }
+
+  /** Create the editor once its container is in the document (Monaco measures it). */
+  mount(theme: 'light' | 'dark'): void {
+    this.editor = monaco.editor.create(this.el, {
+      model: this.model,
+      theme: theme === 'dark' ? 'vs-dark' : 'vs',
+      automaticLayout: true,
+      minimap: { enabled: false },
+      fontSize: 13,
+      scrollBeyondLastLine: false,
+      fixedOverflowWidgets: true,
+      renderLineHighlight: 'line',
+      tabSize: 2,
+      quickSuggestions: { strings: true, other: true, comments: false },
+      suggestOnTriggerCharacters: true,
+      dragAndDrop: false,
+      dropIntoEditor: { enabled: false },
+      ariaLabel: 'Scenario (JSON with comments)'
+    })
+  }
+
+  setSchema(schema: Record<string, unknown>): void {
+    jsonDefaults.setDiagnosticsOptions({
+      validate: true,
+      allowComments: true,
+      trailingCommas: 'ignore',
+      enableSchemaRequest: false,
+      schemaValidation: 'error',
+      schemas: [{ uri: SCHEMA_URI, fileMatch: [MODEL_URI.toString()], schema }]
+    })
+  }
+
+  get text(): string {
+    return this.model.getValue()
+  }
+
+  /** Replace the whole document (a newly opened file): undo history starts over. */
+  setText(text: string): void {
+    this.suppress = true
+    try {
+      this.model.setValue(text)
+    } finally {
+      this.suppress = false
+    }
+    this.setIssues([])
+    this.editor?.setScrollPosition({ scrollTop: 0 })
+  }
+
+  setTheme(theme: 'light' | 'dark'): void {
+    monaco.editor.setTheme(theme === 'dark' ? 'vs-dark' : 'vs')
+  }
+
+  private rangeOf(issue: ScenarioIssue): monaco.IRange {
+    const text = this.model.getValue()
+    const r = rangeOfPath(text, issue.path)
+    if (r) {
+      const a = lineColAt(text, r.offset)
+      const b = lineColAt(text, r.offset + r.length)
+      return { startLineNumber: a.line, startColumn: a.column, endLineNumber: b.line, endColumn: b.column }
+    }
+    const line = Math.min(Math.max(1, issue.line ?? 1), this.model.getLineCount())
+    const col = issue.column ?? 1
+    return { startLineNumber: line, startColumn: col, endLineNumber: line, endColumn: Math.max(col + 1, this.model.getLineMaxColumn(line)) }
+  }
+
+  setIssues(issues: readonly ScenarioIssue[]): void {
+    const mine = issues.filter((i) => !i.file)
+    monaco.editor.setModelMarkers(this.model, 'schedlab', mine.map((i) => ({
+      ...this.rangeOf(i),
+      severity: monaco.MarkerSeverity.Error,
+      message: i.path && i.path !== '(root)' ? `${i.path}: ${i.message}` : i.message,
+      source: 'schedlab'
+    })))
+  }
+
+  reveal(issue: ScenarioIssue): void {
+    if (!this.editor) return
+    const r = this.rangeOf(issue)
+    this.editor.revealRangeInCenter(r)
+    this.editor.setSelection(r)
+    this.editor.focus()
+  }
+
+  focus(): void {
+    this.editor?.focus()
+  }
+
+  hasFocus(): boolean {
+    return this.editor?.hasTextFocus() ?? false
+  }
+}

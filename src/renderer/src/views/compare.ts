@@ -1,0 +1,107 @@
+import type { ExportFormat, StoredRun } from '../../../shared/ipc'
+import { buildTables, columnLabels, variantResults } from '../../../shared/tables'
+import { cdfConfig, percentileConfig, type ChartTheme } from '../charts/configs'
+import { workloadNames, type Series } from '../charts/data'
+import { h, replace } from '../dom'
+import { ChartCard } from './chart-card'
+import { EXPORT_FORMATS } from './results'
+import { seedsTable } from './tables'
+
+export interface CompareColumnData {
+  run: StoredRun
+  variant: string
+}
+
+export interface CompareHandlers {
+  exportPng(name: string, card: ChartCard): void
+  exportTable(cols: CompareColumnData[], baseline: number, format: ExportFormat, title: string): void
+}
+
+/** Two or more variants (of one run or of several saved runs) side by side. */
+export class CompareView {
+  readonly el: HTMLElement
+  private cols: CompareColumnData[] = []
+  private baseline = 0
+  private workload = ''
+  private cards: ChartCard[] = []
+  private theme: ChartTheme | null = null
+
+  constructor(private readonly on: CompareHandlers) {
+    this.el = h('div', { class: 'compare', 'data-testid': 'compare-view' })
+    this.render()
+  }
+
+  get columns(): CompareColumnData[] {
+    return this.cols
+  }
+
+  show(cols: CompareColumnData[], baseline: number, theme: ChartTheme): void {
+    this.cols = cols
+    this.baseline = Math.min(Math.max(0, baseline), Math.max(0, cols.length - 1))
+    this.theme = theme
+    this.render()
+  }
+
+  retheme(theme: ChartTheme): void {
+    this.theme = theme
+    this.render()
+  }
+
+  private render(): void {
+    for (const c of this.cards) c.destroy()
+    this.cards = []
+    const theme = this.theme
+    if (this.cols.length < 2 || !theme) {
+      replace(this.el, h('div', { class: 'empty-state' },
+        h('h3', {}, 'Nothing to compare yet'),
+        h('p', {}, 'Tick two or more runs in ', h('strong', {}, 'History'), ' and press ', h('strong', {}, 'Compare'),
+          ', or open a run with several variants and press ', h('strong', {}, 'Compare variants'), '.'),
+        h('p', { class: 'hint' }, 'A run pinned as baseline (☆) is the reference column; changes are shown as in the mailing-list threads, + meaning lower latency.')))
+      return
+    }
+    const labels = columnLabels(this.cols.map((c) => ({ variant: c.variant, runName: c.run.name })))
+    const series: Series[] = this.cols.map((c, i) => ({ label: labels[i], results: variantResults(c.run.results, c.variant) }))
+    const tables = buildTables(series, this.baseline)
+    const names = workloadNames(series)
+    if (!names.includes(this.workload)) this.workload = names[0] ?? ''
+    const runs = [...new Set(this.cols.map((c) => c.run.name))]
+    const title = runs.length === 1 ? `${runs[0]}: variants` : `${runs.join(' vs ')}`
+
+    const baselinePick = h('select', {
+      'data-testid': 'compare-baseline', 'aria-label': 'Baseline column',
+      onchange: (e: Event) => {
+        this.baseline = Number((e.target as HTMLSelectElement).value)
+        this.render()
+      }
+    }, labels.map((l, i) => h('option', { value: i, selected: i === this.baseline }, l)))
+
+    const card = (name: string, opts: { testid?: string; exportTestid?: string; height?: number }): ChartCard => {
+      const c = new ChartCard(name, { ...opts, onExport: (cc) => this.on.exportPng(`comparison-${name}`, cc) })
+      this.cards.push(c)
+      return c
+    }
+    const cdf = card('latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
+    const pct = card('latency-percentiles', { height: 260 })
+
+    replace(this.el,
+      h('header', { class: 'results-head' },
+        h('div', {}, h('h2', {}, 'Comparison'), h('div', { class: 'run-meta' }, `${this.cols.length} columns from ${runs.length} run${runs.length === 1 ? '' : 's'}`)),
+        h('div', { class: 'head-actions' },
+          h('label', {}, 'Baseline ', baselinePick),
+          h('span', { class: 'export-group' }, 'Export:',
+            EXPORT_FORMATS.map(([f, label, t]) => h('button', { class: 'small', title: t, 'data-export': f, onclick: () => this.on.exportTable(this.cols, this.baseline, f, title) }, label))))),
+      h('section', { class: 'card', 'data-testid': 'compare-table' },
+        h('p', { class: 'hint' }, `Against ${labels[this.baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (−) is worse'), '.'),
+        tables.map((t) => seedsTable(labels, t, this.baseline))),
+      names.length > 1
+        ? h('label', { class: 'workload-pick' }, 'Charts for workload ',
+            h('select', { onchange: (e: Event) => { this.workload = (e.target as HTMLSelectElement).value; this.render() } },
+              names.map((n) => h('option', { value: n, selected: n === this.workload }, n))))
+        : null,
+      h('div', { class: 'chart-grid' }, cdf.el, pct.el))
+    if (this.workload) {
+      cdf.render(cdfConfig(series, this.workload, theme), theme)
+      pct.render(percentileConfig(series, this.workload, theme), theme)
+    }
+  }
+}

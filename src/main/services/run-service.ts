@@ -68,7 +68,8 @@ export class RunService {
     const id = this.deps.store.newId(createdAt)
     const run: ActiveRun = {
       id, text: req.text, file: req.file, createdAt, t0: performance.now(),
-      name: req.name?.trim() || s.name,
+      // A run of some variants only says which, so history entries stay distinguishable.
+      name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
       scenarioName: s.name,
       durationMs: s.durationMs,
       jobs: [], canceled: false, dirty: new Set(),

@@ -99,7 +99,17 @@ export function expandRuns(s: Scenario, opts: { variants?: string[] } = {}): Run
 }
 
 export function scenarioJsonSchema(): Record<string, unknown> {
-  return { type: 'object', properties: { name: { type: 'string' }, workloads: { type: 'array' } } }
+  const features = { type: 'object', additionalProperties: { type: 'boolean' } }
+  return {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      topology: { type: 'string' },
+      kernel: { type: 'object', properties: { features } },
+      variants: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, patches: { type: 'array', items: { type: 'string' } }, features } } },
+      workloads: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } }
+    }
+  }
 }
 
 /** Wrap an rt-app JSON file as the one workload of a new scenario. */

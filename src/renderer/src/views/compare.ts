@@ -64,8 +64,9 @@ export class CompareView {
     const tables = buildTables(series, this.baseline)
     const names = workloadNames(series)
     if (!names.includes(this.workload)) this.workload = names[0] ?? ''
+    const runIds = new Set(this.cols.map((c) => c.run.id))
     const runs = [...new Set(this.cols.map((c) => c.run.name))]
-    const title = runs.length === 1 ? `${runs[0]}: variants` : `${runs.join(' vs ')}`
+    const title = runIds.size === 1 ? `${runs[0]}: variants` : runs.join(' vs ')
 
     const baselinePick = h('select', {
       'data-testid': 'compare-baseline', 'aria-label': 'Baseline column',
@@ -85,7 +86,7 @@ export class CompareView {
 
     replace(this.el,
       h('header', { class: 'results-head' },
-        h('div', {}, h('h2', {}, 'Comparison'), h('div', { class: 'run-meta' }, `${this.cols.length} columns from ${runs.length} run${runs.length === 1 ? '' : 's'}`)),
+        h('div', {}, h('h2', {}, 'Comparison'), h('div', { class: 'run-meta' }, `${this.cols.length} columns from ${runIds.size} run${runIds.size === 1 ? '' : 's'}`)),
         h('div', { class: 'head-actions' },
           h('label', {}, 'Baseline ', baselinePick),
           h('span', { class: 'export-group' }, 'Export:',

@@ -42,6 +42,7 @@ export class ProgressView {
       return row
     }))
     this.el.hidden = false
+    this.el.dataset.runId = runId
     this.el.dataset.status = 'running'
     this.renderHead('running')
   }

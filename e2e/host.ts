@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+
+export const ROOT = resolve(__dirname, '..')
+const TSX_CLI = createRequire(__filename).resolve('tsx/cli')
+
+export interface ServeProcess {
+  url: string
+  child: ChildProcess
+  stderr: string[]
+  stop(): Promise<void>
+}
+
+/** Start `schedlab serve` as a user would (through the CLI entry); resolve with its URL. */
+export async function startServe(dataDir: string): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'src/cli/index.ts'), 'serve', '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const stderr: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l))
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`schedlab serve printed no URL in 60 s; stderr:\n${stderr.join('\n')}`)), 60_000)
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer)
+      ok(line.trim())
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      fail(new Error(`schedlab serve exited with ${code}; stderr:\n${stderr.join('\n')}`))
+    })
+  })
+  return {
+    url, child, stderr,
+    stop: () => new Promise<void>((ok) => {
+      if (child.exitCode !== null) return ok()
+      child.once('exit', () => ok())
+      child.kill('SIGTERM')
+    })
+  }
+}
+
+export const CHROMIUM = process.env.SCHEDLAB_CHROMIUM ?? '/usr/bin/chromium'
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'
+]
+
+export function chromiumMissing(): string | null {
+  return existsSync(CHROMIUM) ? null : `Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set SCHEDLAB_CHROMIUM)`
+}

@@ -1,0 +1,271 @@
+/**
+ * End-to-end: the workbench in Debian's Chromium, through `schedlab serve`, driven like a user
+ * would: presets, Monaco, runs, charts, comparison, exports, errors, cancel, restart.
+ * Screenshots of the editor, results and comparison go to artifacts/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import type { RunStatus } from '../src/shared/ipc'
+import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
+import { ensureRendererBuilt } from '../src/cli/serve'
+import { pngSize } from '../src/main/services/export'
+import { listPresets, readPreset } from '../src/main/services/sim-adapter'
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, chromiumMissing, startServe, type ServeProcess } from './host'
+
+const ARTIFACTS = join(ROOT, 'artifacts')
+const missing = chromiumMissing()
+
+/** Duration of the runs the test waits for: short, the simulator answers in seconds. */
+const RUN_MS = Number(process.env.SCHEDLAB_E2E_RUN_MS ?? 1000)
+
+function edit(text: string, path: (string | number)[], value: unknown): string {
+  return applyEdits(text, modify(text, path, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }))
+}
+
+describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve', () => {
+  let serve: ServeProcess
+  let browser: Browser
+  let page: Page
+  let dataDir: string
+  let presetId: string
+  let scenarioText: string
+  let variants: string[]
+  const pageErrors: string[] = []
+
+  async function openPage(url: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin })
+    const p = await context.newPage()
+    p.on('pageerror', (e) => pageErrors.push(e.message))
+    p.on('dialog', (d) => void d.accept())
+    await p.goto(url)
+    await p.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+    return p
+  }
+
+  /**
+   * Replace the whole editor content as a user pasting into Monaco (select all, paste): typed
+   * text would be auto-closed and auto-indented by the editor.
+   */
+  async function typeScenario(text: string): Promise<void> {
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text)
+    await page.locator('[data-testid="scenario-editor"] .view-lines').click()
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.press('ControlOrMeta+V')
+    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain(text.split('\n')[0].trim())
+    await expect.poll(() => page.evaluate(() => document.querySelector('[data-testid="validation-status"]')?.textContent ?? ''), { timeout: 10_000 }).not.toBe('')
+  }
+
+  async function setVariantChecked(name: string, checked: boolean): Promise<void> {
+    const pick = page.getByTestId('variant-pick')
+    if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
+    const box = pick.locator(`input[value="${name}"]`)
+    if (checked) await box.check()
+    else await box.uncheck()
+    await pick.locator('summary').click()
+  }
+
+  /** Start a run and wait for it (not an earlier one) to end with `status`. */
+  async function runAndWait(status: RunStatus): Promise<void> {
+    const progress = page.getByTestId('run-progress')
+    const before = await progress.getAttribute('data-run-id')
+    await page.getByTestId('run-button').click()
+    await expect.poll(() => progress.getAttribute('data-run-id')).not.toBe(before)
+    expect(await progress.isVisible()).toBe(true)
+    await expect.poll(() => progress.getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
+  }
+
+  /** Pixels of a canvas in the first series colour: proof that a curve or bars were drawn. */
+  async function seriesPixels(selector: string): Promise<number> {
+    return page.locator(selector).evaluate((c) => {
+      const canvas = c as HTMLCanvasElement
+      const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+      const dark = document.documentElement.dataset.theme === 'dark'
+      const [r, g, b] = dark ? [0x58, 0xa6, 0xff] : [0x1f, 0x6f, 0xeb]
+      let n = 0
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
+      return n
+    })
+  }
+
+  const historyNames = () => page.locator('[data-testid="history-item"] .run-name').allTextContents()
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    ensureRendererBuilt()
+    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-'))
+    const presets = await listPresets()
+    expect(presets.length, 'resources/scenarios has no presets').toBeGreaterThan(0)
+    presetId = (presets.find((p) => /cyclictest/.test(p.id)) ?? presets[0]).id
+    serve = await startServe(dataDir)
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    page = await openPage(serve.url)
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await serve?.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('opens a preset and edits it in Monaco', async () => {
+    await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(true)
+    await page.getByTestId('preset-select').selectOption(presetId)
+    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain('workloads')
+    await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(false)
+    expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(false)
+
+    // The user's edit: a shorter run, one seed, two variants that differ in a sched_feat flag.
+    const preset = await readPreset(presetId)
+    let text = edit(preset.text, ['durationMs'], RUN_MS)
+    text = edit(text, ['seeds'], 1)
+    text = edit(text, ['name'], `e2e ${presetId}`)
+    const pv = (parseJsonc(text) as { variants?: { name: string }[] }).variants ?? []
+    if (pv.length < 2) {
+      text = edit(text, ['variants'], [{ name: 'tip/sched/core' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }])
+    }
+    scenarioText = text
+    variants = ((parseJsonc(text) as { variants: { name: string }[] }).variants).map((v) => v.name)
+    await typeScenario(text)
+    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(new RegExp(`✓ .*${variants.length} variants`))
+    expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
+
+    // Completion from the schema: sched_feat flags inside "features", typed key by key.
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.press('Delete')
+    await page.keyboard.insertText('{ "kernel": { "features": { "RUN_')
+    await page.keyboard.press('Control+Space')
+    await expect.poll(() => page.locator('.suggest-widget .monaco-list-rows').textContent(), { timeout: 10_000 }).toContain('RUN_TO_PARITY')
+    await page.keyboard.press('Escape')
+    await typeScenario(scenarioText)
+    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+    await page.screenshot({ path: join(ARTIFACTS, 'editor.png') })
+  })
+
+  it('runs the scenario and shows progress, the seeds-format table and a drawn CDF', async () => {
+    await setVariantChecked(variants[1], false)
+    await runAndWait('done')
+    const bars = await page.locator('[data-testid="run-progress"] progress').evaluateAll((els) => els.map((e) => (e as HTMLProgressElement).value))
+    expect(bars).toEqual([1000])
+    const table = page.getByTestId('results-table')
+    await expect.poll(() => table.isVisible()).toBe(true)
+    const t = await table.textContent()
+    expect(t).toContain('99.9th Percentile (us)')
+    expect(t).toContain('Maximum (us)')
+    expect(t).toContain(variants[0])
+    await expect.poll(() => seriesPixels('[data-testid="latency-chart"] canvas')).toBeGreaterThan(150)
+    expect(await historyNames()).toEqual([`e2e ${presetId}`])
+    await page.screenshot({ path: join(ARTIFACTS, 'results.png') })
+  })
+
+  it('runs a second variant and compares the two runs', async () => {
+    await setVariantChecked(variants[1], true)
+    await setVariantChecked(variants[0], false)
+    await runAndWait('done')
+    expect(await page.locator('[data-testid="history-item"]').count()).toBe(2)
+    // pin the first run as the baseline, select both, compare
+    await page.locator('[data-testid="history-item"]').nth(1).locator('[data-action="pin"]').click()
+    await expect.poll(() => page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
+    for (const i of [0, 1]) await page.locator('[data-testid="history-item"] input.select').nth(i).check()
+    await page.getByTestId('compare-selected').click()
+    const view = page.getByTestId('compare-view')
+    await expect.poll(() => view.isVisible()).toBe(true)
+    const head = await view.locator('.seeds-table thead').first().textContent()
+    expect(head).toContain(variants[0])
+    expect(head).toContain(variants[1])
+    // every compared value carries its change in the threads' form, e.g. "1018 (+55 %)"
+    const cells = await view.locator('.seeds-table').first().locator('tbody tr[data-metric="p99"] td').allTextContents()
+    expect(cells).toHaveLength(2)
+    expect(cells[1]).toMatch(/^\d+(\.\d)? \([+\- ] ?\d+ %\)$/)
+    await expect.poll(() => seriesPixels('[data-testid="compare-chart"] canvas')).toBeGreaterThan(150)
+    await page.screenshot({ path: join(ARTIFACTS, 'compare.png') })
+  })
+
+  it('exports the table as Markdown and a chart as a valid PNG (browser downloads)', async () => {
+    const md = page.waitForEvent('download')
+    await page.getByTestId('compare-view').locator('button[data-export="md"]').click()
+    const mdFile = join(ARTIFACTS, 'comparison.md')
+    await (await md).saveAs(mdFile)
+    const text = readFileSync(mdFile, 'utf8')
+    expect(text).toMatch(/\| Maximum \(us\) \| [\d.]+ \| [\d.]+ \([+\- ] ?\d+ %\) \|/)
+
+    await page.getByTestId('tab-results').click()
+    const dl = page.waitForEvent('download')
+    await page.getByTestId('export-png').click()
+    const download = await dl
+    expect(download.suggestedFilename()).toMatch(/\.png$/)
+    const file = join(ARTIFACTS, 'latency-cdf.png')
+    await download.saveAs(file)
+    const bytes = readFileSync(file)
+    const size = pngSize(new Uint8Array(bytes))
+    expect(size).not.toBeNull()
+    expect(size!.width).toBeGreaterThan(200)
+    expect(size!.height).toBeGreaterThan(150)
+    expect(bytes.length).toBeGreaterThan(2000)
+  })
+
+  it('shows the error panel for an invalid scenario and loses no saved run', async () => {
+    const before = await historyNames()
+    const broken = edit(scenarioText, ['durationMs'], -5)
+    await typeScenario(broken.replace('"workloads"', '"workloads": [ ], "oops": , "w2"'))
+    await page.getByTestId('run-button').click()
+    const panel = page.getByTestId('error-panel')
+    await expect.poll(() => panel.isVisible()).toBe(true)
+    expect(await panel.textContent()).toMatch(/\.json/)
+    expect(await panel.textContent()).toMatch(/:\d+:\d+/)
+    expect(await page.locator('.squiggly-error').count()).toBeGreaterThan(0)
+    expect(await historyNames()).toEqual(before)
+    // the saved runs are intact: the oldest one still opens with its table
+    await page.locator('[data-testid="history-item"] .run-name').last().click()
+    await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
+    // fixing the text clears the panel
+    await typeScenario(scenarioText)
+    await runAndWait('done')
+    expect(await panel.isVisible()).toBe(false)
+  })
+
+  it('cancel stops a long run', async () => {
+    const before = await historyNames()
+    const last = JSON.parse(readFileSync(join(dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
+    // A run long enough to take a minute at the speed just measured.
+    const longMs = Math.min(3_600_000, Math.ceil((60_000 * last.durationMs) / Math.max(1, last.wallMs)))
+    await typeScenario(edit(scenarioText, ['durationMs'], longMs))
+    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+    const before2 = await page.getByTestId('run-progress').getAttribute('data-run-id')
+    await page.getByTestId('run-button').click()
+    await expect.poll(() => page.getByTestId('run-progress').getAttribute('data-run-id')).not.toBe(before2)
+    await expect.poll(() => page.locator('[data-testid="run-progress"] .progress-row[data-state="running"]').count(), { timeout: 30_000 }).toBeGreaterThan(0)
+    const mid = await page.locator('[data-testid="run-progress"] progress').first().evaluate((e) => (e as HTMLProgressElement).value)
+    expect(mid).toBeLessThan(1000)
+    const t0 = Date.now()
+    await page.getByTestId('cancel-button').click()
+    await expect.poll(() => page.getByTestId('run-progress').getAttribute('data-status'), { timeout: 15_000 }).toBe('canceled')
+    expect(Date.now() - t0).toBeLessThan(10_000)
+    expect(await page.getByTestId('run-button').isEnabled()).toBe(true)
+    expect(await page.getByTestId('cancel-button').isEnabled()).toBe(false)
+    // nothing finished, so nothing was saved, and nothing saved before was lost
+    expect(await historyNames()).toEqual(before)
+  })
+
+  it('keeps the history across a restart of the host', async () => {
+    const before = await historyNames()
+    await page.close()
+    await serve.stop()
+    serve = await startServe(dataDir)
+    page = await openPage(serve.url)
+    await expect.poll(() => historyNames()).toEqual(before)
+    expect(await page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
+    await page.locator('[data-testid="history-item"] .run-name').first().click()
+    await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
+    expect(pageErrors).toEqual([])
+  })
+})
+
+describe.skipIf(missing === null)('workbench e2e prerequisites', () => {
+  it('needs Chromium', () => {
+    throw new Error(missing!)
+  })
+})

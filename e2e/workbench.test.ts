@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { RunStatus } from '../src/shared/ipc'
+import { SCHED_FEATURES } from '../src/sim/kernel/features'
 import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
-import { ensureRendererBuilt } from '../src/cli/serve'
+import { ensureBuilt } from '../src/cli/serve'
 import { pngSize } from '../src/main/services/export'
 import { listPresets, readPreset } from '../src/main/services/sim-adapter'
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, chromiumMissing, startServe, type ServeProcess } from './host'
@@ -95,7 +96,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
-    ensureRendererBuilt()
+    ensureBuilt()
     dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-'))
     const presets = await listPresets()
     expect(presets.length, 'resources/scenarios has no presets').toBeGreaterThan(0)
@@ -140,6 +141,10 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await page.keyboard.press('Control+Space')
     await expect.poll(() => page.locator('.suggest-widget .monaco-list-rows').textContent(), { timeout: 10_000 }).toContain('RUN_TO_PARITY')
     await page.keyboard.press('Escape')
+    // Hover docs: the flag's documentation from the sched_feat registry.
+    await typeScenario('{\n  "kernel": { "features": { "RUN_TO_PARITY": false } }\n}')
+    await page.locator('.view-lines span', { hasText: 'RUN_TO_PARITY' }).last().hover()
+    await expect.poll(async () => (await page.locator('.monaco-hover').allTextContents()).join(' '), { timeout: 10_000 }).toContain(SCHED_FEATURES.find((f) => f.name === 'RUN_TO_PARITY')!.doc.slice(0, 30))
     await typeScenario(scenarioText)
     await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
     await page.screenshot({ path: join(ARTIFACTS, 'editor.png') })
@@ -157,7 +162,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(t).toContain('Maximum (us)')
     expect(t).toContain(variants[0])
     await expect.poll(() => seriesPixels('[data-testid="latency-chart"] canvas')).toBeGreaterThan(150)
-    expect(await historyNames()).toEqual([`e2e ${presetId}`])
+    expect(await historyNames()).toEqual([`e2e ${presetId} [${variants[0]}]`])
     await page.screenshot({ path: join(ARTIFACTS, 'results.png') })
   })
 

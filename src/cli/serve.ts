@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { spawnSync } from 'node:child_process'
 import Conf from 'conf'
 import { createBackend } from '../main/services/backend'
 import { openKeyValueStore, type KeyValueStore } from '../main/services/kv'
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
+import { ensureBuilt as ensureBuiltAt } from './build-check'
 
 /**
  * `schedlab serve [--port N] [--data-dir DIR]`: the workbench in a browser. Prints the URL
@@ -72,15 +72,9 @@ export function projectVersion(): string {
   return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
 }
 
-/** Build the renderer with electron-vite when `out/renderer` is missing (fresh clone). */
-export function ensureRendererBuilt(log: (line: string) => void = (l) => process.stderr.write(l + '\n')): void {
-  if (existsSync(join(RENDERER_DIR, 'index.html'))) return
-  log('schedlab serve: building the renderer (out/renderer is missing) ...')
-  const bin = join(PROJECT_ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js')
-  const r = spawnSync(process.execPath, [bin, 'build'], { cwd: PROJECT_ROOT, stdio: ['ignore', 2, 2] })
-  if (r.status !== 0 || !existsSync(join(RENDERER_DIR, 'index.html'))) {
-    throw new Error('building the renderer failed; run `npm run build` to see why')
-  }
+/** Build the app when out/ is missing or stale (a fresh clone, edited sources). */
+export function ensureBuilt(): void {
+  ensureBuiltAt(PROJECT_ROOT)
 }
 
 export function openConfStore(dataDir: string): ReturnType<typeof openKeyValueStore> {
@@ -93,7 +87,7 @@ export interface RunningServe {
 }
 
 export async function startServe(args: ServeArgs): Promise<RunningServe> {
-  ensureRendererBuilt()
+  ensureBuilt()
   const { kv, problems } = openConfStore(args.dataDir)
   const backend = await createBackend({
     dataDir: args.dataDir, kv, kvProblems: problems,

@@ -31,6 +31,7 @@ import {
 } from './fair'
 import { P_6_17 } from './features'
 import { RtClass } from './rt'
+import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
 
 // event kinds
@@ -44,6 +45,7 @@ const EV_TICK = 7
 const EV_HRTICK = 8
 const EV_STOPPER = 9
 const EV_CALLBACK = 10
+const EV_FAIR_SERVER = 11
 
 // task states
 export const TASK_NEW = 0
@@ -146,6 +148,8 @@ export class Kernel implements TaskContext {
   placement: Placement
   hooks: LoadHooks = NO_LOAD_HOOKS
   readonly rt: RtClass
+  /** The fair deadline server (null when FAIR_SERVER is off). */
+  readonly fairServer: FairServer | null
 
   // ---- per task ---------------------------------------------------------------------------
   attrs: TaskAttrs[] = []
@@ -212,6 +216,8 @@ export class Kernel implements TaskContext {
   hrtickGen: Int32Array
   ipiPending: Uint8Array
   idleStart: Float64Array
+  /** Last time the CPU went idle (short-slice v2's lag reset). */
+  idleEnterTs: Float64Array
   idleState: Int32Array
   idlePredictNs: Float64Array
   /** rq->avg_idle (EWMA of idle durations at wakeup, capped), for newidle balance. */
@@ -292,6 +298,7 @@ export class Kernel implements TaskContext {
     this.hrtickGen = new Int32Array(c)
     this.ipiPending = new Uint8Array(c)
     this.idleStart = new Float64Array(c)
+    this.idleEnterTs = new Float64Array(c).fill(-1)
     this.idleState = new Int32Array(c)
     this.idlePredictNs = new Float64Array(c).fill(1_000_000)
     this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
@@ -322,6 +329,7 @@ export class Kernel implements TaskContext {
       this.idleState[i] = 0
     }
     this.rt = new RtClass(this)
+    this.fairServer = cfg.features.FAIR_SERVER ? new FairServer(this) : null
     this.placement = new SimplePlacement(this)
   }
 
@@ -594,6 +602,7 @@ export class Kernel implements TaskContext {
   private enterIdle(cpu: number): void {
     this.mode[cpu] = CPU_IDLE
     this.idleStart[cpu] = this.now
+    this.idleEnterTs[cpu] = this.now
     const states = this.idleStates[cpu]
     const predicted = this.idlePredictNs[cpu]
     let s = 0
@@ -673,8 +682,9 @@ export class Kernel implements TaskContext {
   private pickNextTask(cpu: number, prev: number): number {
     // balance_rt(): an RT prev that left lowers this CPU's priority: pull higher RT work
     if (prev !== NIL && !this.isFair(prev) && this.onRq[prev] === 0) this.rt.pullRtTask(cpu, this.rtPrio[prev])
+    const fs = this.fairServer
     for (let guard = 0; guard < 1000; guard++) {
-      if (this.rt.nrRunning[cpu] > 0) {
+      if (this.rt.nrRunning[cpu] > 0 && !(fs !== null && fs.boosted(cpu) && this.cfsNrRunnable[cpu] > 0)) {
         const next = this.rt.pickTask(cpu)
         this.putPrevSetNext(cpu, prev, next)
         return next
@@ -871,6 +881,10 @@ export class Kernel implements TaskContext {
 
   armHrtick(cpu: number, at: number): void {
     this.eq.push(at, EV_HRTICK, cpu, ++this.hrtickGen[cpu])
+  }
+
+  armFairServer(cpu: number, at: number, gen: number): void {
+    this.eq.push(at, EV_FAIR_SERVER, cpu, gen)
   }
 
   /** Queue work on cpu's stopper: it preempts whatever runs there (after an IPI if remote). */
@@ -1102,6 +1116,7 @@ export class Kernel implements TaskContext {
       case EV_RUN_DONE: return gen === this.runDoneGen[target]
       case EV_TICK: return gen === this.tickGen[target]
       case EV_HRTICK: return gen === this.hrtickGen[target]
+      case EV_FAIR_SERVER: return this.fairServer !== null && gen === this.fairServer.gen[target]
       case EV_TIMER:
       case EV_TIMER_IRQ: return gen === this.timerGen[target]
       default: return true
@@ -1120,6 +1135,7 @@ export class Kernel implements TaskContext {
       case EV_FORK: this.onFork(target); break
       case EV_STOPPER: this.onStopper(target); break
       case EV_CALLBACK: this.onCallback(target); break
+      case EV_FAIR_SERVER: this.onFairServer(target); break
     }
   }
 
@@ -1249,6 +1265,13 @@ export class Kernel implements TaskContext {
     this.thisCpu = prevThis
   }
 
+  private onFairServer(cpu: number): void {
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    this.fairServer!.timer(cpu)
+    this.thisCpu = prevThis
+  }
+
   private onCallback(i: number): void {
     const fn = this.callbacks[i]
     this.callbacks[i] = noop
@@ -1262,6 +1285,7 @@ export class Kernel implements TaskContext {
     c.involuntarySwitches = this.nrInvoluntarySwitches
     c.idleExits = this.nrIdleExits
     c.stopperRuns = this.nrStopperRuns
+    if (this.fairServer) c.fairServerBoosts = this.fairServer.nrBoosts
     c.delayedDequeues = this.nrDelayed
     c.delayedDequeuesPicked = this.nrDelayedPicked
     c.delayedDequeuesWoken = this.nrDelayedWoken

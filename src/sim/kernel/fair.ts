@@ -169,7 +169,7 @@ function decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void
     k.vlag[se] = 0
     return
   }
-  if (!(f.SS4_DECAY_POS_LAG || f.SS5_RESET_LAG_IDLE || f.DECAY_LAG_WW || f.DECAY_LAG_LOADAVG)) return
+  if (!(f.SS4_DECAY_POS_LAG || f.SS5_RESET_LAG_IDLE || f.DECAY_LAG_WW || f.DECAY_LAG_LOADAVG || f.SSV2_RESET_LAG_IDLE)) return
   const vlag = k.vlag[se]
   if (vlag <= 0) return // negative lag implies delayed dequeue
   if (f.SS5_RESET_LAG_IDLE && k.curr[cpu] === NIL) {
@@ -178,12 +178,19 @@ function decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void
     return
   }
   if (flags & ENQUEUE_MIGRATED) return
+  if (f.SSV2_RESET_LAG_IDLE && k.idleEnterTs[cpu] > k.execStart[se]) {
+    // v2: the CPU went idle while se slept, so nobody could have been owed service
+    k.vlag[se] = 0
+    return
+  }
   const sleep = k.now - k.execStart[se]
   if (sleep <= 0) return
   let decay: number
   if (f.DECAY_LAG_LOADAVG) {
-    // reviewer alternative: rate from the queue's PELT load average (over-estimates W)
-    decay = floorDiv(sleep * 1024, k.cfsLoadAvg[cpu] + k.weight[se])
+    // v2 / reviewer alternative: rate from the queue's PELT load average, which over-estimates
+    // rather than under-estimates the weight se competed with during its sleep
+    if (f.SSV2_LAG_EXPIRE && sleep > LAG_EXPIRE_NS) decay = vlag
+    else decay = floorDiv(sleep * 1024, k.cfsLoadAvg[cpu] + k.weight[se])
   } else if (f.DECAY_LAG_WW) {
     // reviewer alternative: had se stayed runnable it would have had a w/(W+w) share
     decay = floorDiv(sleep * 1024, k.cfsLoad[cpu] + k.weight[se])
@@ -194,6 +201,9 @@ function decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void
   }
   k.vlag[se] = vlag - decay > 0 ? vlag - decay : 0
 }
+
+/** Seed 001 digest: positive lag is gone entirely after a sleep longer than 4 s. */
+const LAG_EXPIRE_NS = 4_000_000_000
 
 /** place_entity(): set vruntime and deadline of an entity joining the queue. */
 export function placeEntity(k: Kernel, cpu: number, se: number, flags: number): void {
@@ -243,6 +253,7 @@ export function updateCurr(k: Kernel, cpu: number): void {
   if (delta <= 0) return
   k.execStart[curr] = k.now
   k.sumExec[curr] += delta
+  if (k.fairServer !== null) k.fairServer.account(cpu, delta)
   k.vruntime[curr] += calcDeltaFair(delta, k.weight[curr])
   const resched = updateDeadline(k, cpu, curr)
   if (k.cfsNrQueued[cpu] === 1) return
@@ -453,7 +464,7 @@ export function enqueueTaskFair(k: Kernel, cpu: number, p: number, flags: number
   }
   if ((flags & ENQUEUE_WAKEUP) && k.onRq[p] === 0) decayEntityLag(k, cpu, p, flags)
   enqueueEntity(k, cpu, p, flags)
-  k.cfsNrRunnable[cpu]++
+  if (k.cfsNrRunnable[cpu]++ === 0 && k.fairServer !== null) k.fairServer.start(cpu)
   refreshRqMinSlice(k, cpu)
   if (k.f.HRTICK && k.curr[cpu] !== NIL && k.cfsCurr[cpu] === k.curr[cpu]) hrtickStartFair(k, cpu, k.curr[cpu])
 }
@@ -465,6 +476,7 @@ export function dequeueTaskFair(k: Kernel, cpu: number, p: number, flags: number
   const wasDelayed = k.schedDelayed[p] !== 0
   const done = dequeueEntity(k, cpu, p, flags)
   if (done && !wasDelayed) k.cfsNrRunnable[cpu]--
+  if (k.cfsNrQueued[cpu] === 0 && k.fairServer !== null) k.fairServer.stop(cpu)
   refreshRqMinSlice(k, cpu)
   return done
 }

@@ -60,6 +60,7 @@ export const SCHED_FEATURES: readonly FeatureDoc[] = [
   { name: 'NI_RANDOM', defaults: from(P_6_19), doc: 'Proportional newidle balance: skip newidle balance at random by its success ratio.' },
   { name: 'NI_RATE', defaults: from(P_6_19), doc: 'Newidle success ratio also rises with the time since the last update.' },
   { name: 'HZ_BW', defaults: all(true), doc: 'nohz_full bandwidth tick (no effect in this model).' },
+  { name: 'FAIR_SERVER', defaults: from(P_6_12), doc: 'Not a sched_feat: the 6.12+ deferred fair deadline server (50 ms every 1000 ms) that keeps RT tasks from starving fair ones.' },
   { name: 'LB_PROMOTE', defaults: all(false), doc: 'Seed 004 (Xin Zhao, RFC): promote load balance on low-HZ systems; see the lb-promote patches.' }
 ]
 

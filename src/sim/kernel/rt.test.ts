@@ -34,7 +34,8 @@ describe('RT class', () => {
           // sample who runs every ms: runs of one task must last 100 ms
           let last = -1
           let since = 0
-          for (let t = 1; t <= 1000; t++) {
+          // sample until 900 ms: at 950 ms the fair server lets the fair hog run (tested below)
+          for (let t = 1; t <= 900; t++) {
             k.at(t * 1_000_000 - 1, () => {
               const c = k.curr[0]
               if (c !== last) {
@@ -46,10 +47,22 @@ describe('RT class', () => {
           }
         }
       })
-      expect(slices.length).toBeGreaterThanOrEqual(8)
+      expect(slices.length).toBeGreaterThanOrEqual(7)
       for (const [, len] of slices.slice(1)) expect(Math.abs(len - 100_000_000)).toBeLessThanOrEqual(1_000_000)
       const who = slices.map(([t]) => t)
       for (let i = 1; i < who.length; i++) expect(who[i]).not.toBe(who[i - 1])
+    }
+  })
+
+  it('the fair server gives a starved fair task 50 ms per second (6.12+), nothing without it', () => {
+    for (const [profile, fairMs] of [['tip-2026', 50], ['6.12', 50], ['6.6', 0]] as const) {
+      const s = quickScenario({
+        topology: 1, durationMs: 3000, kernel: { hz: 250, profile },
+        workloads: [{ type: 'hog', name: 'rt', policy: 'fifo', priority: 50 }, { type: 'hog', name: 'fair' }]
+      })
+      const r = simulate(s, 0, 1)
+      const fair = r.tasks.find((t) => t.name === 'fair-0')!
+      expect(Math.abs(fair.cpuTimeMs - 3 * fairMs)).toBeLessThanOrEqual(3 * 4 + 1)
     }
   })
 

@@ -13,5 +13,11 @@ export const ALTERNATIVE_PATCHES: PatchDoc[] = [
     title: 'Decay positive lag at the (W + w) rate',
     effect: 'Positive lag shrinks by sleep * 1024 / (queue load + w) instead of sleep * 1024 / w.',
     switches: { DECAY_LAG_WW: true }
+  },
+  {
+    name: 'alt-decay-loadavg', seed: '000 review of 4/8 (Peter Zijlstra)',
+    title: 'Decay positive lag at a rate from the queue\'s load_avg',
+    effect: 'Positive lag shrinks by sleep * 1024 / (queue PELT load_avg + w): over-estimating W is safer than under-estimating it.',
+    switches: { DECAY_LAG_LOADAVG: true }
   }
 ]

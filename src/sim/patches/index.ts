@@ -4,6 +4,7 @@
  */
 import type { PatchDoc } from './types'
 import { SHORT_SLICE_V1_PARTS } from './short-slice-v1'
+import { SHORT_SLICE_V2_PARTS } from './short-slice-v2'
 import { DD_NEGLAG_PATCH } from './dd-neglag'
 import { NEXT_BUDDY_PATCHES } from './next-buddy-v4'
 import { ALTERNATIVE_PATCHES } from './alternatives'
@@ -20,6 +21,8 @@ function series(name: string, seed: string, title: string, parts: PatchDoc[]): P
 export const PATCHES: readonly PatchDoc[] = [
   series('short-slice-v1', '000', 'Improving latency of short slice tasks (v1, 8 patches)', SHORT_SLICE_V1_PARTS),
   ...SHORT_SLICE_V1_PARTS,
+  series('short-slice-v2', '001', 'Improving latency of short slice tasks (v2, 18 patches; parts modeled so far)', SHORT_SLICE_V2_PARTS),
+  ...SHORT_SLICE_V2_PARTS,
   DD_NEGLAG_PATCH,
   ...NEXT_BUDDY_PATCHES,
   ...ALTERNATIVE_PATCHES

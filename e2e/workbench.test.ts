@@ -4,7 +4,7 @@
  * Screenshots of the editor, results and comparison go to artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
@@ -35,6 +35,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   let scenarioText: string
   let variants: string[]
   const pageErrors: string[] = []
+  let theme = ''
 
   async function openPage(url: string): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
@@ -162,7 +163,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(t).toContain('Maximum (us)')
     expect(t).toContain(variants[0])
     await expect.poll(() => seriesPixels('[data-testid="latency-chart"] canvas')).toBeGreaterThan(150)
-    expect(await historyNames()).toEqual([`e2e ${presetId} [${variants[0]}]`])
+    await expect.poll(() => historyNames()).toEqual([`e2e ${presetId} [${variants[0]}]`])
     await page.screenshot({ path: join(ARTIFACTS, 'results.png') })
   })
 
@@ -170,7 +171,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await setVariantChecked(variants[1], true)
     await setVariantChecked(variants[0], false)
     await runAndWait('done')
-    expect(await page.locator('[data-testid="history-item"]').count()).toBe(2)
+    await expect.poll(() => page.locator('[data-testid="history-item"]').count()).toBe(2)
     // pin the first run as the baseline, select both, compare
     await page.locator('[data-testid="history-item"]').nth(1).locator('[data-action="pin"]').click()
     await expect.poll(() => page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
@@ -255,6 +256,49 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await historyNames()).toEqual(before)
   })
 
+  it('opens, imports and saves files through the browser, and switches themes', async () => {
+    // Drag and drop of an rt-app file: imported as a new scenario.
+    const rtapp = JSON.stringify({ global: { duration: 1 }, tasks: { thread0: { instance: 2, loop: -1, run: 8177, sleep: 17777 } } })
+    const dt = await page.evaluateHandle((t) => {
+      const d = new DataTransfer()
+      d.items.add(new File([t], 'thread.json', { type: 'application/json' }))
+      return d
+    }, rtapp)
+    await page.dispatchEvent('body', 'dragover', { dataTransfer: dt })
+    await page.dispatchEvent('body', 'drop', { dataTransfer: dt })
+    await expect.poll(() => page.getByTestId('doc-name').textContent()).toBe('thread-scenario.json')
+    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain('"rt-app"')
+    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+
+    // Open through the browser's file picker.
+    const file = join(dataDir, 'picked.json')
+    writeFileSync(file, scenarioText)
+    const chooser = page.waitForEvent('filechooser')
+    await page.getByTestId('open-button').click()
+    await (await chooser).setFiles(file)
+    await expect.poll(() => page.getByTestId('doc-name').textContent()).toBe('picked.json')
+    expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(false)
+
+    // Edit, then Save arrives as a download of exactly the editor's text.
+    const edited = edit(scenarioText, ['name'], 'saved by e2e')
+    await typeScenario(edited)
+    expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
+    const dl = page.waitForEvent('download')
+    await page.keyboard.press('ControlOrMeta+S')
+    const download = await dl
+    expect(download.suggestedFilename()).toBe('picked.json')
+    const saved = join(dataDir, 'saved.json')
+    await download.saveAs(saved)
+    expect(readFileSync(saved, 'utf8')).toBe(edited)
+    await expect.poll(() => page.getByTestId('dirty-indicator').isVisible()).toBe(false)
+
+    // Theme: toggled and remembered (checked again after the restart below).
+    const before = await page.evaluate(() => document.documentElement.dataset.theme)
+    await page.getByTestId('theme-toggle').click()
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).not.toBe(before)
+    theme = (await page.evaluate(() => document.documentElement.dataset.theme))!
+  })
+
   it('keeps the history across a restart of the host', async () => {
     const before = await historyNames()
     await page.close()
@@ -265,6 +309,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
     await page.locator('[data-testid="history-item"] .run-name').first().click()
     await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme)
     expect(pageErrors).toEqual([])
   })
 })

@@ -72,6 +72,14 @@ describe('seed-thread table format', () => {
     expect(tables[1].rows[0].values[0]).toBeNull()
   })
 
+  it('leaves out workloads with nothing measured (hogs)', () => {
+    const withHog = variant('a', 1, [
+      { name: 'cyclictest', type: 'cyclictest', latencyUs: lat({}) },
+      { name: 'hog', type: 'hog', latencyUs: lat({ count: 0 }) }
+    ])
+    expect(buildTables([{ label: 'a', results: [withHog] }]).map((t) => t.workload)).toEqual(['cyclictest'])
+  })
+
   it('renders text, markdown and CSV with the same cells', () => {
     const labels = ['tip/sched/core', 'this patchset']
     const tables = buildTables([{ label: labels[0], results: [base] }, { label: labels[1], results: [patched] }])

@@ -108,7 +108,13 @@ export function buildTables(columns: readonly TableColumn[], baseline = 0): Work
       }
     }
   }
-  return names.map((name) => {
+  // A workload without latency samples or a completion time (a hog) has nothing to compare.
+  const measured = (name: string): boolean =>
+    pooled.some((p) => {
+      const w = p.get(name)
+      return !!w && (w.latency.count > 0 || w.timeSec !== null)
+    })
+  return names.filter(measured).map((name) => {
     const cells = pooled.map((p) => p.get(name) ?? null)
     const row = (key: MetricKey, label: string, pick: (w: PooledWorkload) => number | null): MetricRow => {
       const values = cells.map((c) => (c ? pick(c) : null))

@@ -4,28 +4,23 @@
  * and src/cli/serve.ts imports these names from here, so wiring a module that lands on main is
  * a change to this file only.
  *
- * INTERIM: src/sim/index.ts (simulate), src/sim/scenario/index.ts, src/sim/patches and
- * src/sim/kernel/topologies.ts are not on main yet. Until they are, parsing is a plain JSONC
- * parse with structural checks, and `simulate` refuses to run (it never fabricates results).
+ * INTERIM: src/sim/scenario/index.ts (the scenario language) and src/sim/kernel/topologies.ts
+ * are not on main yet. Until they are, parsing is a plain JSONC parse with structural checks
+ * (workload types and patch names against the registries) and topologies are `smp-N` only.
  */
 import { promises as fs } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser'
-import type { VariantResult } from '../../shared/result'
 import type { Scenario } from '../../sim/scenario/types'
 import type { NamedDoc, PresetInfo, ScenarioDoc, ScenarioIssue } from '../../shared/ipc'
 import { SCHED_FEATURES } from '../../sim/kernel/features'
+import { PATCHES, findPatch } from '../../sim/patches/index'
+import { WORKLOAD_TYPES } from '../../sim/workloads/index'
+import { smpSpec } from '../../sim/kernel/topology'
 
 export type { Scenario }
 
-export interface SimHooks {
-  onProgress?(simNs: number, durationNs: number): void
-  shouldStop?(): boolean
-}
-
-export function simulate(_scenario: Scenario, _variantIndex: number, _seed: number, _hooks?: SimHooks): VariantResult {
-  throw new Error('the simulator (src/sim/index.ts) is not on main yet: schedlab cannot run scenarios in this build')
-}
+export { simulate } from '../../sim/index'
 
 /** Invalid scenario input: the file and every issue found. */
 export class ScenarioError extends Error {
@@ -64,7 +59,19 @@ export function parseScenario(text: string, file: string): Scenario {
   const issues: ScenarioIssue[] = []
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) issues.push({ path: '(root)', message: 'expected an object' })
   else if (!Array.isArray(raw.workloads) || raw.workloads.length === 0) issues.push({ path: 'workloads', message: 'expected a non-empty array of workloads' })
+  else {
+    ;(raw.workloads as { type?: unknown }[]).forEach((w, i) => {
+      if (!WORKLOAD_TYPES.includes(String(w?.type))) issues.push({ path: `workloads[${i}].type`, message: `unknown workload type ${JSON.stringify(w?.type)} (known: ${WORKLOAD_TYPES.join(', ')})` })
+    })
+    ;((raw.variants ?? []) as { patches?: unknown[] }[]).forEach((v, i) => {
+      ;(v?.patches ?? []).forEach((p, j) => {
+        if (!findPatch(String(p))) issues.push({ path: `variants[${i}].patches[${j}]`, message: `unknown patch ${JSON.stringify(p)}` })
+      })
+    })
+    if (raw.durationMs !== undefined && !(typeof raw.durationMs === 'number' && raw.durationMs > 0)) issues.push({ path: 'durationMs', message: 'must be a positive number of milliseconds' })
+  }
   if (issues.length) throw new ScenarioError(file, issues)
+  const smp = /^smp-(\d+)$/.exec(String(raw.topology ?? 'smp-8'))
   const variants = Array.isArray(raw.variants) && raw.variants.length > 0
     ? (raw.variants as { name?: string; patches?: string[]; features?: Record<string, boolean> }[]).map((v, i) => ({
         name: v.name ?? `variant-${i}`, patches: v.patches ?? [], features: v.features ?? {}
@@ -73,8 +80,8 @@ export function parseScenario(text: string, file: string): Scenario {
   return {
     name: typeof raw.name === 'string' ? raw.name : file,
     file,
-    topology: { name: String(raw.topology ?? 'smp-8'), clusters: [{ name: 'cpu', cpus: 8, capacity: 1024 }] },
-    kernel: { hz: 250, profile: '6.19', features: {} },
+    topology: smpSpec(smp ? Math.min(1024, Math.max(1, Number(smp[1]))) : 8),
+    kernel: { hz: 250, profile: 'tip-2026', features: (raw.kernel as { features?: Record<string, boolean> } | undefined)?.features ?? {} },
     durationMs: typeof raw.durationMs === 'number' ? raw.durationMs : 10000,
     seed: typeof raw.seed === 'number' ? raw.seed : 1,
     seeds: typeof raw.seeds === 'number' ? raw.seeds : 1,
@@ -127,7 +134,7 @@ export function featureDocs(): NamedDoc[] {
 }
 
 export function patchDocs(): NamedDoc[] {
-  return []
+  return PATCHES.map((p) => ({ name: p.name, doc: `${p.title} (seed ${p.seed}). ${p.effect}` }))
 }
 
 export function topologyDocs(): NamedDoc[] {
@@ -135,7 +142,7 @@ export function topologyDocs(): NamedDoc[] {
 }
 
 export function workloadTypeDocs(): NamedDoc[] {
-  return ['cyclictest', 'rt-app', 'hackbench', 'schbench', 'periodic', 'hog'].map((name) => ({ name, doc: '' }))
+  return WORKLOAD_TYPES.map((name) => ({ name, doc: '' }))
 }
 
 const PRESET_DIR = resolve(__dirname, '../../../resources/scenarios')

@@ -9,9 +9,10 @@ import { poolLatency, type TableColumn } from '../../../shared/tables'
 
 export type Series = TableColumn
 
+/** Workloads with latency samples in some series (hogs record none), in first-seen order. */
 export function workloadNames(series: readonly Series[]): string[] {
   const names: string[] = []
-  for (const s of series) for (const r of s.results) for (const w of r.workloads) if (!names.includes(w.name)) names.push(w.name)
+  for (const s of series) for (const r of s.results) for (const w of r.workloads) if (w.latencyUs.count > 0 && !names.includes(w.name)) names.push(w.name)
   return names
 }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 
 export const ROOT = resolve(__dirname, '..')
@@ -51,4 +51,18 @@ export const CHROMIUM_ARGS = [
 
 export function chromiumMissing(): string | null {
   return existsSync(CHROMIUM) ? null : `Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set SCHEDLAB_CHROMIUM)`
+}
+
+/**
+ * The Electron binary if one is installed. `require('electron')` would try to download it
+ * (Electron 42+ fetches lazily), so look for it without loading the package.
+ */
+export function electronBinary(): string | null {
+  const dir = join(ROOT, 'node_modules', 'electron')
+  const pathFile = join(dir, 'path.txt')
+  if (!existsSync(pathFile)) return null
+  const rel = readFileSync(pathFile, 'utf8').trim()
+  const base = process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(dir, 'dist')
+  const bin = join(base, rel)
+  return existsSync(bin) ? bin : null
 }

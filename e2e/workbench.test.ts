@@ -8,23 +8,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import type { RunStatus } from '../src/shared/ipc'
 import { SCHED_FEATURES } from '../src/sim/kernel/features'
-import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
+import { parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/serve'
 import { pngSize } from '../src/main/services/export'
 import { listPresets, readPreset } from '../src/main/services/sim-adapter'
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, chromiumMissing, startServe, type ServeProcess } from './host'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
+import { ARTIFACTS, Workbench, editJson } from './workbench-ui'
 
-const ARTIFACTS = join(ROOT, 'artifacts')
 const missing = chromiumMissing()
 
 /** Duration of the runs the test waits for: short, the simulator answers in seconds. */
 const RUN_MS = Number(process.env.SCHEDLAB_E2E_RUN_MS ?? 1000)
-
-function edit(text: string, path: (string | number)[], value: unknown): string {
-  return applyEdits(text, modify(text, path, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }))
-}
 
 describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve', () => {
   let serve: ServeProcess
@@ -35,7 +30,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   let scenarioText: string
   let variants: string[]
   const pageErrors: string[] = []
-  let theme = ''
+  let ui: Workbench
 
   async function openPage(url: string): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
@@ -45,55 +40,9 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     p.on('dialog', (d) => void d.accept())
     await p.goto(url)
     await p.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+    ui = new Workbench(p, (t) => p.evaluate((x) => navigator.clipboard.writeText(x), t))
     return p
   }
-
-  /**
-   * Replace the whole editor content as a user pasting into Monaco (select all, paste): typed
-   * text would be auto-closed and auto-indented by the editor.
-   */
-  async function typeScenario(text: string): Promise<void> {
-    await page.evaluate((t) => navigator.clipboard.writeText(t), text)
-    await page.locator('[data-testid="scenario-editor"] .view-lines').click()
-    await page.keyboard.press('ControlOrMeta+A')
-    await page.keyboard.press('ControlOrMeta+V')
-    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain(text.split('\n')[0].trim())
-    await expect.poll(() => page.evaluate(() => document.querySelector('[data-testid="validation-status"]')?.textContent ?? ''), { timeout: 10_000 }).not.toBe('')
-  }
-
-  async function setVariantChecked(name: string, checked: boolean): Promise<void> {
-    const pick = page.getByTestId('variant-pick')
-    if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
-    const box = pick.locator(`input[value="${name}"]`)
-    if (checked) await box.check()
-    else await box.uncheck()
-    await pick.locator('summary').click()
-  }
-
-  /** Start a run and wait for it (not an earlier one) to end with `status`. */
-  async function runAndWait(status: RunStatus): Promise<void> {
-    const progress = page.getByTestId('run-progress')
-    const before = await progress.getAttribute('data-run-id')
-    await page.getByTestId('run-button').click()
-    await expect.poll(() => progress.getAttribute('data-run-id')).not.toBe(before)
-    expect(await progress.isVisible()).toBe(true)
-    await expect.poll(() => progress.getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
-  }
-
-  /** Pixels of a canvas in the first series colour: proof that a curve or bars were drawn. */
-  async function seriesPixels(selector: string): Promise<number> {
-    return page.locator(selector).evaluate((c) => {
-      const canvas = c as HTMLCanvasElement
-      const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
-      const dark = document.documentElement.dataset.theme === 'dark'
-      const [r, g, b] = dark ? [0x58, 0xa6, 0xff] : [0x1f, 0x6f, 0xeb]
-      let n = 0
-      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
-      return n
-    })
-  }
-
-  const historyNames = () => page.locator('[data-testid="history-item"] .run-name').allTextContents()
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
@@ -122,16 +71,16 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
 
     // The user's edit: a shorter run, one seed, two variants that differ in a sched_feat flag.
     const preset = await readPreset(presetId)
-    let text = edit(preset.text, ['durationMs'], RUN_MS)
-    text = edit(text, ['seeds'], 1)
-    text = edit(text, ['name'], `e2e ${presetId}`)
+    let text = editJson(preset.text, ['durationMs'], RUN_MS)
+    text = editJson(text, ['seeds'], 1)
+    text = editJson(text, ['name'], `e2e ${presetId}`)
     const pv = (parseJsonc(text) as { variants?: { name: string }[] }).variants ?? []
     if (pv.length < 2) {
-      text = edit(text, ['variants'], [{ name: 'tip/sched/core' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }])
+      text = editJson(text, ['variants'], [{ name: 'tip/sched/core' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }])
     }
     scenarioText = text
     variants = ((parseJsonc(text) as { variants: { name: string }[] }).variants).map((v) => v.name)
-    await typeScenario(text)
+    await ui.typeScenario(text)
     await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(new RegExp(`✓ .*${variants.length} variants`))
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
 
@@ -143,17 +92,17 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await expect.poll(() => page.locator('.suggest-widget .monaco-list-rows').textContent(), { timeout: 10_000 }).toContain('RUN_TO_PARITY')
     await page.keyboard.press('Escape')
     // Hover docs: the flag's documentation from the sched_feat registry.
-    await typeScenario('{\n  "kernel": { "features": { "RUN_TO_PARITY": false } }\n}')
+    await ui.typeScenario('{\n  "kernel": { "features": { "RUN_TO_PARITY": false } }\n}')
     await page.locator('.view-lines span', { hasText: 'RUN_TO_PARITY' }).last().hover()
     await expect.poll(async () => (await page.locator('.monaco-hover').allTextContents()).join(' '), { timeout: 10_000 }).toContain(SCHED_FEATURES.find((f) => f.name === 'RUN_TO_PARITY')!.doc.slice(0, 30))
-    await typeScenario(scenarioText)
+    await ui.typeScenario(scenarioText)
     await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
     await page.screenshot({ path: join(ARTIFACTS, 'editor.png') })
   })
 
   it('runs the scenario and shows progress, the seeds-format table and a drawn CDF', async () => {
-    await setVariantChecked(variants[1], false)
-    await runAndWait('done')
+    await ui.setVariantChecked(variants[1], false)
+    await ui.runAndWait('done')
     const bars = await page.locator('[data-testid="run-progress"] progress').evaluateAll((els) => els.map((e) => (e as HTMLProgressElement).value))
     expect(bars).toEqual([1000])
     const table = page.getByTestId('results-table')
@@ -162,15 +111,15 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(t).toContain('99.9th Percentile (us)')
     expect(t).toContain('Maximum (us)')
     expect(t).toContain(variants[0])
-    await expect.poll(() => seriesPixels('[data-testid="latency-chart"] canvas')).toBeGreaterThan(150)
-    await expect.poll(() => historyNames()).toEqual([`e2e ${presetId} [${variants[0]}]`])
+    await expect.poll(() => ui.seriesPixels('[data-testid="latency-chart"] canvas')).toBeGreaterThan(150)
+    await expect.poll(() => ui.historyNames()).toEqual([`e2e ${presetId} [${variants[0]}]`])
     await page.screenshot({ path: join(ARTIFACTS, 'results.png') })
   })
 
   it('runs a second variant and compares the two runs', async () => {
-    await setVariantChecked(variants[1], true)
-    await setVariantChecked(variants[0], false)
-    await runAndWait('done')
+    await ui.setVariantChecked(variants[1], true)
+    await ui.setVariantChecked(variants[0], false)
+    await ui.runAndWait('done')
     await expect.poll(() => page.locator('[data-testid="history-item"]').count()).toBe(2)
     // pin the first run as the baseline, select both, compare
     await page.locator('[data-testid="history-item"]').nth(1).locator('[data-action="pin"]').click()
@@ -186,7 +135,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     const cells = await view.locator('.seeds-table').first().locator('tbody tr[data-metric="p99"] td').allTextContents()
     expect(cells).toHaveLength(2)
     expect(cells[1]).toMatch(/^\d+(\.\d)? \([+\- ] ?\d+ %\)$/)
-    await expect.poll(() => seriesPixels('[data-testid="compare-chart"] canvas')).toBeGreaterThan(150)
+    await expect.poll(() => ui.seriesPixels('[data-testid="compare-chart"] canvas')).toBeGreaterThan(150)
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png') })
   })
 
@@ -214,31 +163,31 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   })
 
   it('shows the error panel for an invalid scenario and loses no saved run', async () => {
-    const before = await historyNames()
-    const broken = edit(scenarioText, ['durationMs'], -5)
-    await typeScenario(broken.replace('"workloads"', '"workloads": [ ], "oops": , "w2"'))
+    const before = await ui.historyNames()
+    const broken = editJson(scenarioText, ['durationMs'], -5)
+    await ui.typeScenario(broken.replace('"workloads"', '"workloads": [ ], "oops": , "w2"'))
     await page.getByTestId('run-button').click()
     const panel = page.getByTestId('error-panel')
     await expect.poll(() => panel.isVisible()).toBe(true)
     expect(await panel.textContent()).toMatch(/\.json/)
     expect(await panel.textContent()).toMatch(/:\d+:\d+/)
     expect(await page.locator('.squiggly-error').count()).toBeGreaterThan(0)
-    expect(await historyNames()).toEqual(before)
+    expect(await ui.historyNames()).toEqual(before)
     // the saved runs are intact: the oldest one still opens with its table
     await page.locator('[data-testid="history-item"] .run-name').last().click()
     await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
     // fixing the text clears the panel
-    await typeScenario(scenarioText)
-    await runAndWait('done')
+    await ui.typeScenario(scenarioText)
+    await ui.runAndWait('done')
     expect(await panel.isVisible()).toBe(false)
   })
 
   it('cancel stops a long run', async () => {
-    const before = await historyNames()
+    const before = await ui.historyNames()
     const last = JSON.parse(readFileSync(join(dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
     // A run long enough to take a minute at the speed just measured.
     const longMs = Math.min(3_600_000, Math.ceil((60_000 * last.durationMs) / Math.max(1, last.wallMs)))
-    await typeScenario(edit(scenarioText, ['durationMs'], longMs))
+    await ui.typeScenario(editJson(scenarioText, ['durationMs'], longMs))
     await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
     const before2 = await page.getByTestId('run-progress').getAttribute('data-run-id')
     await page.getByTestId('run-button').click()
@@ -253,7 +202,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await page.getByTestId('run-button').isEnabled()).toBe(true)
     expect(await page.getByTestId('cancel-button').isEnabled()).toBe(false)
     // nothing finished, so nothing was saved, and nothing saved before was lost
-    expect(await historyNames()).toEqual(before)
+    expect(await ui.historyNames()).toEqual(before)
   })
 
   it('opens, imports and saves files through the browser, and switches themes', async () => {
@@ -280,8 +229,8 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(false)
 
     // Edit, then Save arrives as a download of exactly the editor's text.
-    const edited = edit(scenarioText, ['name'], 'saved by e2e')
-    await typeScenario(edited)
+    const edited = editJson(scenarioText, ['name'], 'saved by e2e')
+    await ui.typeScenario(edited)
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
     const dl = page.waitForEvent('download')
     await page.keyboard.press('ControlOrMeta+S')
@@ -292,20 +241,20 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(readFileSync(saved, 'utf8')).toBe(edited)
     await expect.poll(() => page.getByTestId('dirty-indicator').isVisible()).toBe(false)
 
-    // Theme: toggled and remembered (checked again after the restart below).
+    // Theme: toggled here, remembered across the restart below.
     const before = await page.evaluate(() => document.documentElement.dataset.theme)
     await page.getByTestId('theme-toggle').click()
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).not.toBe(before)
-    theme = (await page.evaluate(() => document.documentElement.dataset.theme))!
   })
 
   it('keeps the history across a restart of the host', async () => {
-    const before = await historyNames()
+    const before = await ui.historyNames()
+    const theme = await page.evaluate(() => document.documentElement.dataset.theme)
     await page.close()
     await serve.stop()
     serve = await startServe(dataDir)
     page = await openPage(serve.url)
-    await expect.poll(() => historyNames()).toEqual(before)
+    await expect.poll(() => ui.historyNames()).toEqual(before)
     expect(await page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
     await page.locator('[data-testid="history-item"] .run-name').first().click()
     await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')

@@ -1,5 +1,5 @@
 import { app, BrowserWindow, dialog, Menu } from 'electron'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import Store from 'electron-store'
 import workerPath from './services/sim-worker?modulePath'
 import { createBackend, type Backend } from './services/backend'
@@ -19,6 +19,9 @@ app.on('web-contents-created', (_e, contents) => {
   contents.on('will-attach-webview', (e) => e.preventDefault())
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
+
+// A separate data folder (profiles, tests); the single-instance lock is per folder.
+if (process.env.SCHEDLAB_USER_DATA) app.setPath('userData', resolve(process.env.SCHEDLAB_USER_DATA))
 
 if (!app.requestSingleInstanceLock()) app.quit()
 app.on('second-instance', () => {

@@ -1,0 +1,69 @@
+import { expect } from 'vitest'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { applyEdits, modify } from 'jsonc-parser'
+import type { RunStatus } from '../src/shared/ipc'
+import { ROOT } from './host'
+
+/** The same user actions for the workbench in Chromium (web host) and in Electron. */
+
+export const ARTIFACTS = join(ROOT, 'artifacts')
+
+/** Set a value in JSONC text, keeping its comments, as an editor would. */
+export function editJson(text: string, path: (string | number)[], value: unknown): string {
+  return applyEdits(text, modify(text, path, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }))
+}
+
+export class Workbench {
+  constructor(readonly page: Page, private readonly setClipboard: (text: string) => Promise<unknown>) {}
+
+  /**
+   * Replace the whole editor content as a user pasting into Monaco (select all, paste): typed
+   * text would be auto-closed and auto-indented by the editor.
+   */
+  async typeScenario(text: string): Promise<void> {
+    const page = this.page
+    await this.setClipboard(text)
+    await page.locator('[data-testid="scenario-editor"] .view-lines').click()
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.press('ControlOrMeta+V')
+    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain(text.split('\n')[0].trim())
+    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 10_000 }).not.toBe('')
+  }
+
+  async setVariantChecked(name: string, checked: boolean): Promise<void> {
+    const pick = this.page.getByTestId('variant-pick')
+    if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
+    const box = pick.locator(`input[value="${name}"]`)
+    if (checked) await box.check()
+    else await box.uncheck()
+    await pick.locator('summary').click()
+  }
+
+  /** Start a run and wait for it (not an earlier one) to end with `status`. */
+  async runAndWait(status: RunStatus): Promise<void> {
+    const progress = this.page.getByTestId('run-progress')
+    const before = await progress.getAttribute('data-run-id')
+    await this.page.getByTestId('run-button').click()
+    await expect.poll(() => progress.getAttribute('data-run-id')).not.toBe(before)
+    expect(await progress.isVisible()).toBe(true)
+    await expect.poll(() => progress.getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
+  }
+
+  /** Pixels of a canvas in the first series colour: proof that a curve or bars were drawn. */
+  seriesPixels(selector: string): Promise<number> {
+    return this.page.locator(selector).evaluate((c) => {
+      const canvas = c as HTMLCanvasElement
+      const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+      const dark = document.documentElement.dataset.theme === 'dark'
+      const [r, g, b] = dark ? [0x58, 0xa6, 0xff] : [0x1f, 0x6f, 0xeb]
+      let n = 0
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 24 && Math.abs(d[i + 1] - g) < 24 && Math.abs(d[i + 2] - b) < 24) n++
+      return n
+    })
+  }
+
+  historyNames(): Promise<string[]> {
+    return this.page.locator('[data-testid="history-item"] .run-name').allTextContents()
+  }
+}

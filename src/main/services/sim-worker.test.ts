@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import type { VariantResult } from '../../shared/result'
+import { quickScenario } from '../../sim/testing'
+import { simulate } from '../../sim/index'
+import { WorkerPool } from './worker-pool'
+import { TSX_WORKER_ARGV } from './test-helpers'
+
+let pool: WorkerPool<VariantResult> | null = null
+afterEach(async () => {
+  await pool?.close()
+})
+
+const scenario = quickScenario({
+  name: 'worker', topology: 2, durationMs: 300,
+  variants: [{ name: 'base' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }],
+  workloads: [
+    { type: 'periodic', name: 'p', count: 3, runUs: 1000, periodUs: 7777, sliceUs: 700 },
+    { type: 'hog', name: 'hog', count: 2 }
+  ]
+})
+
+const withoutWall = (r: VariantResult) => ({ ...r, stats: { ...r.stats, wallMs: 0 } })
+
+describe('simulation worker (the source entry `schedlab serve` uses)', () => {
+  it('returns what simulate() returns in-process, for every variant, in parallel', async () => {
+    pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2 })
+    const jobs = [0, 1].map((variantIndex) => pool!.submit({ scenario, variantIndex, seed: 7 }))
+    const outcomes = await Promise.all(jobs.map((j) => j.outcome))
+    outcomes.forEach((o, variantIndex) => {
+      if (o.status !== 'done') throw new Error(JSON.stringify(o))
+      expect(o.result.name).toBe(scenario.variants[variantIndex].name)
+      expect(o.result.workloads[0].latencyUs.count).toBeGreaterThan(0)
+      expect(JSON.stringify(withoutWall(o.result))).toBe(JSON.stringify(withoutWall(simulate(scenario, variantIndex, 7))))
+    })
+  })
+
+  it('stops a long simulation on cancel', async () => {
+    pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1, cancelGraceMs: 60_000 })
+    const long = { ...scenario, durationMs: 3_600_000 }
+    let progressed = 0
+    const job = pool.submit({ scenario: long, variantIndex: 0, seed: 1 }, { onProgress: (sim) => (progressed = sim) })
+    while (progressed === 0) await new Promise((r) => setTimeout(r, 20))
+    const t0 = Date.now()
+    job.cancel()
+    expect(await job.outcome).toEqual({ status: 'canceled' })
+    // stopped by the simulator's own shouldStop poll, not by terminating the worker
+    expect(Date.now() - t0).toBeLessThan(2000)
+    expect(pool.stats().workers).toBe(1)
+  })
+})

@@ -52,9 +52,9 @@ const SD_SHARED_CHILD_MASK =
 /** include/linux/topology.h RECLAIM_DISTANCE (node_reclaim_distance default). */
 export const NODE_RECLAIM_DISTANCE = 30
 
-/** enum cpu_idle_type, as the load balancer uses it. */
-export const CPU_IDLE = 0
-export const CPU_NOT_IDLE = 1
+/** enum cpu_idle_type: "idle" in the balancer is truthy for CPU_IDLE and CPU_NEWLY_IDLE. */
+export const CPU_NOT_IDLE = 0
+export const CPU_IDLE = 1
 export const CPU_NEWLY_IDLE = 2
 
 export function sdFlagNames(flags: number): string[] {
@@ -105,6 +105,8 @@ export interface SchedDomain {
   name: string
   /** Depth in the CPU's chain after degeneration, 0 = lowest. */
   level: number
+  /** Index of the topology level it was built from (SchedDomains.levelNames). */
+  tl: number
   cpu: number
   flags: number
   span: Int32Array
@@ -136,7 +138,7 @@ export interface SchedDomain {
   /** node_distance of this NUMA level, 0 for non-NUMA levels. */
   numaDistance: number
   shared: SchedDomainShared | null
-  /** Balance statistics indexed by CPU_IDLE / CPU_NOT_IDLE / CPU_NEWLY_IDLE. */
+  /** Balance statistics indexed by CPU_NOT_IDLE / CPU_IDLE / CPU_NEWLY_IDLE. */
   lbCount: Float64Array
   lbBalanced: Float64Array
   lbFailed: Float64Array
@@ -250,7 +252,7 @@ function sdInit(def: LevelDef, cpu: number, span: Int32Array, ncpus: number, chi
   let flags =
     SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_PREFER_SIBLING | def.tlFlags | asym
   const sd: SchedDomain = {
-    name: def.name, level: 0, cpu, flags, span, spanMask: mask, spanWeight: w, parent: null, child,
+    name: def.name, level: 0, tl: 0, cpu, flags, span, spanMask: mask, spanWeight: w, parent: null, child,
     groups: [], minInterval: w, maxInterval: 2 * w, busyFactor: 16, imbalancePct: 117, cacheNiceTries: 0,
     balanceInterval: w, lastBalance: 0, nrBalanceFailed: 0, maxNewidleLbCost: 0, lastDecayMaxLbCost: 0,
     // Proportional newidle starts at a 50% success ratio (6.19 sd_init).
@@ -349,6 +351,7 @@ export function buildSchedDomains(topo: Topology, opts: BuildDomainsOptions = {}
       const span = Int32Array.from([...set].sort((a, b) => a - b))
       const sd = sdInit(def, cpu, span, ncpus, child, asymClassify(span, capOf, allCaps))
       sd.level = li
+      sd.tl = li
       if (opts.setFlags) sd.flags |= opts.setFlags
       if (opts.clearFlags) sd.flags &= ~opts.clearFlags
       if (child) child.parent = sd

@@ -46,7 +46,8 @@ class Driver {
   /** The task's util as seen now (sync to the current clock without running). */
   utilNow(): number {
     this.pelt.updateRqClock(this.cpu, this.now, true)
-    this.pelt.syncEntityLoadAvg(this.cpu, this.p, true, this.now)
+    this.pelt.updateCfsRqLoadAvg(this.cpu, this.pelt.rqClockPelt(this.cpu), 0, 0, false)
+    this.pelt.syncEntityLoadAvg(this.cpu, this.p)
     return this.pelt.se.utilAvg[this.p]
   }
 }

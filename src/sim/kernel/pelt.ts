@@ -395,28 +395,25 @@ export class Pelt {
     if (this.onUtilChange) this.onUtilChange(cpu)
   }
 
-  /**
-   * sync_entity_load_avg(): decay a sleeping task to its cfs_rq's last update. When the old CPU
-   * is idle its cfs_rq may not have been updated for a while; like migrate_se_pelt_lag() we
-   * then age the task up to the idle CPU's current clock.
-   */
-  syncEntityLoadAvg(cpu: number, p: number, cpuIdle: boolean, now: number): void {
-    let lut = this.cfs.lastUpdateTime[cpu]
-    if (cpuIdle) lut = Math.max(lut, now - this.lostIdleTime[cpu])
-    this.updateSe(lut, p, 0, 0, 0, 0)
+  /** sync_entity_load_avg(): decay a sleeping task to its cfs_rq's last update. */
+  syncEntityLoadAvg(cpu: number, p: number): void {
+    if (!this.se.attached[p]) return
+    this.updateSe(this.cfs.lastUpdateTime[cpu], p, 0, 0, 0, 0)
   }
 
   /**
-   * remove_entity_load_avg(): a sleeping task leaves `cpu` (wakeup migration). Its averages are
-   * taken out of the old cfs_rq lazily, at that cfs_rq's next update; it is attached afresh on
-   * the new CPU at enqueue (DO_ATTACH).
+   * remove_entity_load_avg() + migrate_se_pelt_lag(): a sleeping task leaves `cpu` (wakeup
+   * migration). Its averages are taken out of the old cfs_rq lazily, at that cfs_rq's next
+   * update. When the old CPU is idle its cfs_rq may be stale, so the task itself is then aged
+   * to the idle CPU's current clock before it is attached afresh on the new CPU (DO_ATTACH).
    */
   removeEntityLoadAvg(cpu: number, p: number, cpuIdle: boolean, now: number): void {
-    this.syncEntityLoadAvg(cpu, p, cpuIdle, now)
+    this.syncEntityLoadAvg(cpu, p)
     this.removedNr[cpu]++
     this.removedUtil[cpu] += this.se.utilAvg[p]
     this.removedLoad[cpu] += this.se.loadAvg[p]
     this.removedRunnable[cpu] += this.se.runnableAvg[p]
+    if (cpuIdle) this.updateSe(Math.max(this.cfs.lastUpdateTime[cpu], now - this.lostIdleTime[cpu]), p, 0, 0, 0, 0)
     this.se.attached[p] = 0
   }
 

@@ -247,6 +247,9 @@ export class Kernel implements TaskContext {
   /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
   onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
   contextSwitches = 0
+  nrInvoluntarySwitches = 0
+  nrIdleExits = 0
+  nrStopperRuns = 0
   migrations = 0
   wakeups = 0
   counters: Record<string, number> = Object.create(null)
@@ -569,7 +572,7 @@ export class Kernel implements TaskContext {
       const st = this.idleStates[cpu][this.idleState[cpu]]
       this.mode[cpu] = CPU_AWAKE_IDLE
       this.wakeDoneAt[cpu] = this.now + Math.round(st.exitLatencyUs * 1000)
-      this.counters.idleExits = (this.counters.idleExits ?? 0) + 1
+      this.nrIdleExits++
     }
     return this.wakeDoneAt[cpu] > this.now ? this.wakeDoneAt[cpu] : this.now
   }
@@ -723,7 +726,7 @@ export class Kernel implements TaskContext {
     this.accountProgress(cpu, prev)
     this.runDoneGen[cpu]++
     this.pendingStall[cpu] = 0
-    if (this.state[prev] === TASK_RUNNING) this.counters.involuntarySwitches = (this.counters.involuntarySwitches ?? 0) + 1
+    if (this.state[prev] === TASK_RUNNING) this.nrInvoluntarySwitches++
   }
 
   private switchIn(cpu: number, next: number): void {
@@ -1239,7 +1242,7 @@ export class Kernel implements TaskContext {
       this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
       this.mode[cpu] = CPU_AWAKE_IDLE
     }
-    this.counters.stopperRuns = (this.counters.stopperRuns ?? 0) + 1
+    this.nrStopperRuns++
     work.run(this, cpu)
     this.needResched[cpu] = 1
     this.schedule(cpu)
@@ -1253,8 +1256,15 @@ export class Kernel implements TaskContext {
     fn()
   }
 
-  /** Close the books at the end of the run: charge running tasks, busy time. */
+  /** Close the books at the end of the run: charge running tasks, busy time, counters. */
   private finish(): void {
+    const c = this.counters
+    c.involuntarySwitches = this.nrInvoluntarySwitches
+    c.idleExits = this.nrIdleExits
+    c.stopperRuns = this.nrStopperRuns
+    c.delayedDequeues = this.nrDelayed
+    c.delayedDequeuesPicked = this.nrDelayedPicked
+    c.delayedDequeuesWoken = this.nrDelayedWoken
     for (let cpu = 0; cpu < this.ncpus; cpu++) {
       const t = this.curr[cpu]
       if (t !== NIL) {

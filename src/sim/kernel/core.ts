@@ -800,9 +800,7 @@ export class Kernel implements TaskContext {
       this.onRq[p] = 0
     }
     wakeFlags |= WF_TTWU
-    const target = this.isFair(p)
-      ? this.placement.selectTaskRq(p, cpu, wakeFlags, this.thisCpu)
-      : this.rt.selectTaskRq(p, cpu, this.thisCpu)
+    const target = this.selectTaskRq(p, cpu, wakeFlags)
     let enqFlags = ENQUEUE_WAKEUP
     if (target !== cpu) {
       wakeFlags |= WF_MIGRATED
@@ -814,6 +812,29 @@ export class Kernel implements TaskContext {
     this.wakeupPreempt(cpu, p, wakeFlags)
     if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
     return true
+  }
+
+  /**
+   * select_task_rq(): the class chooses; a CPU the task may not use falls back to an allowed
+   * one (select_fallback_rq: the first allowed CPU of prev's node, then any).
+   */
+  selectTaskRq(p: number, prevCpu: number, wakeFlags: number): number {
+    let cpu = this.isFair(p)
+      ? this.placement.selectTaskRq(p, prevCpu, wakeFlags, this.thisCpu)
+      : this.rt.selectTaskRq(p, prevCpu, this.thisCpu)
+    if (cpu < 0 || cpu >= this.ncpus || !this.cpuAllowed(p, cpu)) cpu = this.selectFallbackRq(p, prevCpu)
+    return cpu
+  }
+
+  private selectFallbackRq(p: number, prevCpu: number): number {
+    const node = prevCpu >= 0 ? this.topo.cpus[prevCpu].node : -1
+    let any = -1
+    for (let c = 0; c < this.ncpus; c++) {
+      if (!this.cpuAllowed(p, c)) continue
+      if (this.topo.cpus[c].node === node) return c
+      if (any < 0) any = c
+    }
+    return any < 0 ? 0 : any
   }
 
   /** record_wakee(): wakee flips feed wake_wide(). */
@@ -854,8 +875,7 @@ export class Kernel implements TaskContext {
     this.action[p] = ACT_NONE
     let cpu: number
     if (startCpu >= 0 && this.cpuAllowed(p, startCpu)) cpu = startCpu
-    else if (this.isFair(p)) cpu = this.placement.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK, parentCpu)
-    else cpu = this.rt.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, parentCpu)
+    else cpu = this.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK)
     this.taskCpu[p] = cpu
     this.activateTask(cpu, p, ENQUEUE_INITIAL)
     this.wakeupPreempt(cpu, p, WF_FORK)
@@ -988,12 +1008,12 @@ export class Kernel implements TaskContext {
       this.queueStopWork(cpu, {
         run: (k, c) => {
           if (k.curr[c] !== NIL || k.taskCpu[task] !== c || k.state[task] !== TASK_RUNNING || k.cpuAllowed(task, c)) return
-          const dst = k.isFair(task) ? k.placement.selectTaskRq(task, c, 0, c) : k.rt.selectTaskRq(task, c, c)
+          const dst = k.selectTaskRq(task, c, 0)
           k.moveQueuedTask(task, dst)
         }
       })
     } else if (this.onRq[task] !== 0 && this.state[task] === TASK_RUNNING) {
-      const dst = this.isFair(task) ? this.placement.selectTaskRq(task, cpu, 0, this.thisCpu) : this.rt.selectTaskRq(task, cpu, this.thisCpu)
+      const dst = this.selectTaskRq(task, cpu, 0)
       this.moveQueuedTask(task, dst)
     }
   }
@@ -1097,7 +1117,7 @@ export class Kernel implements TaskContext {
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
       // processed before the reschedules they raised take effect
-      if (this.localReschedN > 0 && eq.peekTime() > t) this.drainLocalResched()
+      if (this.localReschedN > 0) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
       if (++sinceCheck >= 4096) {
         sinceCheck = 0
@@ -1137,6 +1157,16 @@ export class Kernel implements TaskContext {
       case EV_CALLBACK: this.onCallback(target); break
       case EV_FAIR_SERVER: this.onFairServer(target); break
     }
+  }
+
+  /**
+   * Is the next event another expired timer handled by an interrupt of a CPU waiting to
+   * reschedule? One interrupt runs every expired hrtimer before the reschedule takes effect.
+   */
+  private moreIrqWorkNow(t: number): boolean {
+    const eq = this.eq
+    if (eq.size === 0 || eq.peekTime() !== t || eq.peekKind() !== EV_TIMER_IRQ) return false
+    return this.localReschedMark[this.timerCpu[eq.peekTarget()]] !== 0
   }
 
   private drainLocalResched(): void {

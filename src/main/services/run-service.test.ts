@@ -78,7 +78,7 @@ describe('RunService', () => {
     const t0 = Date.now()
     expect(runs.cancel(res.runId)).toBe(true)
     await runs.whenIdle()
-    expect(Date.now() - t0).toBeLessThan(1500)
+    expect(Date.now() - t0).toBeLessThan(5000)
     const [fin] = of(events, 'run-finished')
     expect(fin.status).toBe('canceled')
     expect((await store.get(res.runId)).results.map((r) => r.name)).toEqual(['base'])

@@ -4,9 +4,9 @@
  * and src/cli/serve.ts imports these names from here, so wiring a module that lands on main is
  * a change to this file only.
  *
- * INTERIM: src/sim/scenario/index.ts (the scenario language) and src/sim/kernel/topologies.ts
- * are not on main yet. Until they are, parsing is a plain JSONC parse with structural checks
- * (workload types and patch names against the registries) and topologies are `smp-N` only.
+ * INTERIM: src/sim/scenario/index.ts (the scenario language) is not on main yet. Until it is,
+ * parsing is a plain JSONC parse with structural checks (workload types, patch names and
+ * topology names against the registries).
  */
 import { promises as fs } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -16,7 +16,7 @@ import type { NamedDoc, PresetInfo, ScenarioDoc, ScenarioIssue } from '../../sha
 import { SCHED_FEATURES } from '../../sim/kernel/features'
 import { PATCHES, findPatch } from '../../sim/patches/index'
 import { WORKLOAD_TYPES } from '../../sim/workloads/index'
-import { smpSpec } from '../../sim/kernel/topology'
+import { TOPOLOGY_PRESETS, presetSpec } from '../../sim/kernel/topologies'
 
 export type { Scenario }
 
@@ -70,8 +70,9 @@ export function parseScenario(text: string, file: string): Scenario {
     })
     if (raw.durationMs !== undefined && !(typeof raw.durationMs === 'number' && raw.durationMs > 0)) issues.push({ path: 'durationMs', message: 'must be a positive number of milliseconds' })
   }
-  if (issues.length) throw new ScenarioError(file, issues)
-  const smp = /^smp-(\d+)$/.exec(String(raw.topology ?? 'smp-8'))
+  const topology = presetSpec(String(raw.topology ?? 'smp-8'))
+  if (!topology) issues.push({ path: 'topology', message: `unknown topology ${JSON.stringify(raw.topology)} (known: ${TOPOLOGY_PRESETS.map((t) => t.name).join(', ')})` })
+  if (issues.length || !topology) throw new ScenarioError(file, issues)
   const variants = Array.isArray(raw.variants) && raw.variants.length > 0
     ? (raw.variants as { name?: string; patches?: string[]; features?: Record<string, boolean> }[]).map((v, i) => ({
         name: v.name ?? `variant-${i}`, patches: v.patches ?? [], features: v.features ?? {}
@@ -80,7 +81,7 @@ export function parseScenario(text: string, file: string): Scenario {
   return {
     name: typeof raw.name === 'string' ? raw.name : file,
     file,
-    topology: smpSpec(smp ? Math.min(1024, Math.max(1, Number(smp[1]))) : 8),
+    topology,
     kernel: { hz: 250, profile: 'tip-2026', features: (raw.kernel as { features?: Record<string, boolean> } | undefined)?.features ?? {} },
     durationMs: typeof raw.durationMs === 'number' ? raw.durationMs : 10000,
     seed: typeof raw.seed === 'number' ? raw.seed : 1,
@@ -138,7 +139,10 @@ export function patchDocs(): NamedDoc[] {
 }
 
 export function topologyDocs(): NamedDoc[] {
-  return [{ name: 'smp-N', doc: 'N identical CPUs' }]
+  return TOPOLOGY_PRESETS.flatMap((t) =>
+    t.name === 'smp-N'
+      ? [2, 4, 8, 16].map((n) => ({ name: `smp-${n}`, doc: t.description }))
+      : [{ name: t.name, doc: `${t.description} (${t.source})` }])
 }
 
 export function workloadTypeDocs(): NamedDoc[] {

@@ -45,7 +45,7 @@ describe('simulation worker (the source entry `schedlab serve` uses)', () => {
     job.cancel()
     expect(await job.outcome).toEqual({ status: 'canceled' })
     // stopped by the simulator's own shouldStop poll, not by terminating the worker
-    expect(Date.now() - t0).toBeLessThan(2000)
+    expect(Date.now() - t0).toBeLessThan(5000)
     expect(pool.stats().workers).toBe(1)
   })
 })

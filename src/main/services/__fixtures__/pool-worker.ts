@@ -29,7 +29,7 @@ serveJobs((payload, ctx) => {
         ctx.progress((Date.now() - start) * 1e6, p.ms * 1e6)
         return ctx.shouldStop()
       })
-      return { stopped }
+      return { stopped, start, end: Date.now() }
     }
     case 'throw':
       throw new Error(p.message)

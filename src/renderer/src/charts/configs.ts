@@ -111,7 +111,8 @@ export function cdfConfig(series: readonly Series[], workload: string, theme: Ch
 
 /**
  * Histograms of several series overlaid: re-binned to common log-spaced bins, each as a share
- * of its own samples so runs of different lengths compare; a log y axis keeps the tail visible.
+ * of its own samples so runs of different lengths compare. (The CDF shows the tail; here empty
+ * bins must draw as zero so the steps stay connected.)
  */
 export function histogramConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'line', Point[]> {
   const hists = series.map((s) => pooledHistogram(s, workload))
@@ -124,14 +125,13 @@ export function histogramConfig(series: readonly Series[], workload: string, the
     const bins = h ? rebin(h, edges) : []
     return {
       label: series[i].label,
-      data: bins.map((c, k) => ({ x: Math.sqrt(edges[k] * edges[k + 1]), y: c > 0 && total > 0 ? (100 * c) / total : null })),
+      data: bins.map((c, k) => ({ x: Math.sqrt(edges[k] * edges[k + 1]), y: total > 0 ? (100 * c) / total : 0 })),
       borderColor: colorOf(theme, i),
       backgroundColor: colorOf(theme, i) + '33',
       fill: 'origin' as const,
       borderWidth: 1.5,
       pointRadius: 0,
-      stepped: 'middle' as const,
-      spanGaps: false
+      stepped: 'middle' as const
     }
   })
   return {
@@ -142,7 +142,7 @@ export function histogramConfig(series: readonly Series[], workload: string, the
       parsing: false,
       scales: {
         x: latencyLogAxis(theme),
-        y: axis(theme, '% of wakeups (log)', { type: 'logarithmic' })
+        y: axis(theme, '% of wakeups', { type: 'linear', min: 0 })
       }
     }
   }
@@ -183,7 +183,8 @@ export function percentileConfig(series: readonly Series[], workload: string, th
 export function taskConfig(series: readonly Series[], theme: ChartTheme, limit = 24): ChartConfiguration<'bar', (number | null)[]> {
   const perSeries = series.map((s) => new Map(pooledTasks(s.results).map((t) => [t.name, t])))
   const worst = new Map<string, number>()
-  for (const m of perSeries) for (const t of m.values()) worst.set(t.name, Math.max(worst.get(t.name) ?? 0, t.latency.p99))
+  // Tasks that record no latency (hogs) have nothing to show.
+  for (const m of perSeries) for (const t of m.values()) if (t.latency.count > 0) worst.set(t.name, Math.max(worst.get(t.name) ?? 0, t.latency.p99))
   const names = [...worst.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([n]) => n)
   return {
     type: 'bar',

@@ -204,6 +204,8 @@ export class Kernel implements TaskContext {
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
   nrRunning: Int32Array
+  /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
+  nrIdleQueued: Int32Array
   needResched: Uint8Array
   needReschedLazy: Uint8Array
   mode: Uint8Array
@@ -292,6 +294,7 @@ export class Kernel implements TaskContext {
 
     this.curr = new Int32Array(c).fill(NIL)
     this.nrRunning = new Int32Array(c)
+    this.nrIdleQueued = new Int32Array(c)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
     this.mode = new Uint8Array(c)
@@ -463,13 +466,7 @@ export class Kernel implements TaskContext {
 
   /** available_idle_cpu() plus the SCHED_IDLE-only case select_idle_sibling accepts. */
   schedIdleCpu(cpu: number): boolean {
-    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdlePolicy(cpu)
-  }
-
-  private nrIdlePolicy(cpu: number): number {
-    let n = 0
-    for (let t = this.cfsTasksHead[cpu]; t !== NIL; t = this.cfsTaskNext[t]) if (this.policy[t] === SCHED_IDLE) n++
-    return n
+    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdleQueued[cpu]
   }
 
   /** activate_task(): enqueue on cpu's runqueue. */
@@ -478,6 +475,7 @@ export class Kernel implements TaskContext {
     else this.rt.enqueue(cpu, p, flags)
     this.onRq[p] = 1
     this.nrRunning[cpu]++
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]++
   }
 
   /**
@@ -492,6 +490,7 @@ export class Kernel implements TaskContext {
       this.onRq[p] = 0
     }
     this.nrRunning[cpu]--
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]--
     return true
   }
 
@@ -507,6 +506,7 @@ export class Kernel implements TaskContext {
     dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
     refreshRqMinSlice(this, cpu)
     this.nrRunning[cpu]--
+    if (this.policy[se] === SCHED_IDLE) this.nrIdleQueued[cpu]--
   }
 
   /** set_task_cpu(): move a task that is not queued to another CPU. */
@@ -530,13 +530,7 @@ export class Kernel implements TaskContext {
     const src = this.taskCpu[p]
     if (src === dst) return
     if (this.curr[src] === p) throw new KernelInvariantError(`cannot move running task ${p}`)
-    if (this.isFair(p)) {
-      this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
-    } else {
-      this.rt.dequeue(src, p)
-      this.onRq[p] = 0
-      this.nrRunning[src]--
-    }
+    this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
     this.setTaskCpu(p, dst)
     this.activateTask(dst, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
     this.wakeupPreempt(dst, p, 0)
@@ -937,6 +931,13 @@ export class Kernel implements TaskContext {
   // Task programs (TaskContext)
   // =============================================================================================
 
+  /** hrtimer slack of a task's sleeps: none for RT (hrtimer_nanosleep), 50 us by default otherwise. */
+  timerSlack(t: number): number {
+    if (!this.isFair(t)) return 0
+    const own = this.attrs[t].timerSlackNs
+    return own !== undefined ? own : this.cfg.timerSlackNs
+  }
+
   cpuOf(task: number): number {
     return this.taskCpu[task]
   }
@@ -1056,10 +1057,12 @@ export class Kernel implements TaskContext {
       if (act === ACT_SLEEP) {
         if (arg <= this.now) continue // clock_nanosleep on an expired time returns at once
         this.action[t] = ACT_NONE
+        // the hrtimer may fire up to the task's timer slack late; latency counts from the
+        // requested time, as cyclictest's and rt-app's own measurements do
         this.timerAt[t] = arg
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
-        this.eq.push(arg, EV_TIMER, t, ++this.timerGen[t])
+        this.eq.push(arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t])
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
         break
@@ -1117,7 +1120,7 @@ export class Kernel implements TaskContext {
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
       // processed before the reschedules they raised take effect
-      if (this.localReschedN > 0) this.drainLocalResched()
+      if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
       if (++sinceCheck >= 4096) {
         sinceCheck = 0

@@ -93,7 +93,8 @@ const electron = {
       log.fatal = `${title}: ${msg}`
     }
   },
-  shell: {}
+  shell: {},
+  nativeTheme: { shouldUseDarkColors: false }
 }
 electron.default = electron
 

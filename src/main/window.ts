@@ -1,4 +1,4 @@
-import { BrowserWindow, screen, session } from 'electron'
+import { BrowserWindow, nativeTheme, screen, session } from 'electron'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { rendererCsp } from '../shared/csp'
@@ -35,7 +35,8 @@ export function createMainWindow(settings: SettingsService): BrowserWindow {
     minHeight: 560,
     show: false,
     title: 'schedlab',
-    backgroundColor: '#1e1e1e',
+    // The page paints its theme soon; until then match the system's, to avoid a flash.
+    backgroundColor: nativeTheme.shouldUseDarkColors ? '#1e1e1e' : '#ffffff',
     webPreferences: {
       preload: join(__dirname, '../preload/index.js'),
       contextIsolation: true,

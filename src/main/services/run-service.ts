@@ -59,7 +59,9 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
-    const specs = scenarios.expand(s, req.variants)
+    const expanded = scenarios.expand(s, req.file, req.variants)
+    if (!expanded.ok) return expanded
+    const specs = expanded.specs
     if (specs.length === 0) {
       const message = 'the scenario has nothing to run (no variant selected)'
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }

@@ -30,8 +30,12 @@ export function parse(text: string, file: string): Parsed {
   }
 }
 
-export function expand(scenario: sim.Scenario, variants?: string[]): sim.RunSpec[] {
-  return sim.expandRuns(scenario, variants ? { variants } : {})
+export function expand(scenario: sim.Scenario, file: string, variants?: string[]): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
+  try {
+    return { ok: true, specs: sim.expandRuns(scenario, variants ? { variants } : {}) }
+  } catch (err) {
+    return { ok: false, problem: problemOf(err, file) }
+  }
 }
 
 export function validate(text: string, file: string): ValidationResult {

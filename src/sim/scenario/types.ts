@@ -1,6 +1,7 @@
 import type { TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
 import type { PolicyName } from '../kernel/api'
+import type { CyclictestWorkload, HackbenchWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
 /**
  * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
@@ -69,7 +70,14 @@ export interface PeriodicWorkload extends WorkloadCommon {
 /** Workload types added by later modules extend this open record. */
 export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
 
-export type WorkloadSpec = HogWorkload | PeriodicWorkload | GenericWorkload
+export type WorkloadSpec =
+  | HogWorkload
+  | PeriodicWorkload
+  | CyclictestWorkload
+  | RtAppWorkload
+  | HackbenchWorkload
+  | SchbenchWorkload
+  | GenericWorkload
 
 export interface Scenario {
   name: string
@@ -82,4 +90,12 @@ export interface Scenario {
   seeds: number
   variants: VariantSpec[]
   workloads: WorkloadSpec[]
+  /** Free text shown with presets and in reports. */
+  description?: string
+  /** The duration the published test used (presets), for `--published`. */
+  publishedDurationMs?: number
+  /** Refuse runs whose estimated event count is above this. */
+  maxEvents?: number
+  /** Non-fatal findings of the parser (defaults assumed, keys ignored, values clamped). */
+  warnings?: string[]
 }

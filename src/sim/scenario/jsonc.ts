@@ -79,6 +79,8 @@ const MESSAGES: Record<string, string> = {
   InvalidCharacter: 'invalid character in string'
 }
 
+const MAX_SYNTAX_ERRORS = 3
+
 export function readLenient(text: string): LenientDoc {
   const lineStarts = computeLineStarts(text)
   const lineCol = (offset: number): { line: number; column: number } => {
@@ -99,10 +101,13 @@ export function readLenient(text: string): LenientDoc {
   if (text.trim() === '') {
     errors.push({ path: [], message: 'the file is empty', line: 1, column: 1 })
   }
+  let reported = 0
   for (const e of raw) {
     const code = printParseErrorCode(e.error)
     // rt-app's value-less keys: `"suspend",` or `"suspend" }` parse as a property without value.
     if (code === 'ColonExpected' && (text[e.offset] === ',' || text[e.offset] === '}')) continue
+    // After the first few, errors are mostly the parser's recovery cascading.
+    if (++reported > MAX_SYNTAX_ERRORS) continue
     const { line, column } = lineCol(e.offset)
     errors.push({ path: root ? pathAtOffset(root, e.offset) : [], message: `syntax error: ${MESSAGES[code] ?? code}`, line, column })
   }

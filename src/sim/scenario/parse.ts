@@ -321,7 +321,8 @@ export function taskCount(w: WorkloadSpec): number {
 
 function fmtCount(n: number): string {
   if (n < 1e6) return String(Math.round(n))
-  return `${(n / 1e6).toPrecision(3)} million`
+  if (n < 1e9) return `${Number((n / 1e6).toPrecision(3))} million`
+  return `${Number((n / 1e9).toPrecision(3))} billion`
 }
 
 export function checkEstimate(s: Scenario, sink: IssueSink): void {

@@ -100,15 +100,15 @@ export const RTAPP_GLOBAL = z
   .strictObject({
     duration: z.number().int().min(-1).default(-1).meta({ description: 'Seconds; -1 = until the threads finish (the scenario duration caps it)' }),
     calibration: z.union([z.string().regex(/^CPU\d+$/), z.number().int().min(1)]).default('CPU0').meta({ description: '"CPUn": `run` is calibrated on CPU n; an integer (ns per loop): calibrated on a capacity-1024 CPU' }),
-    default_policy: z.enum(RTAPP_POLICIES).default('SCHED_OTHER'),
+    default_policy: z.enum(RTAPP_POLICIES).default('SCHED_OTHER').meta({ description: 'Policy of tasks that give none' }),
     pi_enabled: z.boolean().default(false).meta({ description: 'Priority-inheritance mutexes' }),
-    lock_pages: z.boolean().optional(),
-    logdir: z.string().optional(),
-    log_basename: z.string().optional(),
-    log_size: z.union([z.number().int(), z.enum(['file', 'disable', 'auto'])]).optional(),
-    ftrace: z.union([z.string(), z.boolean()]).optional(),
-    gnuplot: z.boolean().optional(),
-    io_device: z.string().optional(),
+    lock_pages: z.boolean().optional().meta({ description: 'Accepted; no effect (memory is not modeled)' }),
+    logdir: z.string().optional().meta({ description: 'Accepted; no effect (results come from schedlab)' }),
+    log_basename: z.string().optional().meta({ description: 'Accepted; no effect' }),
+    log_size: z.union([z.number().int(), z.enum(['file', 'disable', 'auto'])]).optional().meta({ description: 'Accepted; no effect' }),
+    ftrace: z.union([z.string(), z.boolean()]).optional().meta({ description: 'Accepted; no effect (use schedlab --trace)' }),
+    gnuplot: z.boolean().optional().meta({ description: 'Accepted; no effect' }),
+    io_device: z.string().optional().meta({ description: 'Target of `iorun` (accepted; IO is modeled as CPU work)' }),
     mem_buffer_size: z.number().int().min(1).default(4194304).meta({ description: 'Bytes per `mem`/`iorun` chunk' }),
     cumulative_slack: z.boolean().default(false).meta({ description: 'Sum the slack of every timer of a phase instead of keeping the last' })
   })

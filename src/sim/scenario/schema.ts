@@ -126,39 +126,39 @@ export const WORKLOAD = z.discriminatedUnion('type', [CYCLICTEST, RTAPP, HACKBEN
 export const WORKLOAD_TYPES = ['cyclictest', 'rt-app', 'hackbench', 'schbench', 'periodic', 'hog'] as const
 
 export const IDLE_STATE = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().min(1).meta(d('State name, e.g. WFI')),
   exitLatencyUs: z.number().min(0).max(1e6).meta(d('Wakeup event to the CPU running code again')),
   targetResidencyUs: z.number().min(0).max(1e7).meta(d('Minimum idle time for the state to pay off')),
-  powerMw: z.number().min(0).optional()
+  powerMw: z.number().min(0).optional().meta(d('Power in this state'))
 })
 
 export const CLUSTER = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().min(1).meta(d('Cluster name (results name CPUs by it)')),
   cpus: z.number().int().min(1).max(1024).meta(d('CPUs (hardware threads) in the cluster')),
   capacity: z.number().int().min(1).max(1024).meta(d('capacity_orig at the highest OPP (1024 = the biggest core)')),
   smt: z.number().int().min(1).max(8).optional().meta(d('Hardware threads per core')),
   llc: z.union([z.string(), z.number()]).optional().meta(d('Clusters with the same llc share a last-level cache. Default: one LLC per package')),
-  package: z.number().int().min(0).optional(),
-  node: z.number().int().min(0).optional(),
-  idleStates: z.array(IDLE_STATE).optional(),
-  opps: z.array(z.strictObject({ freqKhz: z.number().min(1), powerMw: z.number().min(0) })).optional()
+  package: z.number().int().min(0).optional().meta(d('Package (socket). Default 0')),
+  node: z.number().int().min(0).optional().meta(d('NUMA node. Default: the package')),
+  idleStates: z.array(IDLE_STATE).optional().meta(d('cpuidle states, shallowest first. Default: WFI (1 us) and cpu-off (50 us)')),
+  opps: z.array(z.strictObject({ freqKhz: z.number().min(1), powerMw: z.number().min(0) })).optional().meta(d('Operating points (frequency, power)'))
 })
 
 export const TOPOLOGY = z
   .union([
     z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"')),
     z.strictObject({
-      name: z.string().min(1),
-      clusters: z.array(CLUSTER).min(1).max(64),
-      source: z.string().optional()
+      name: z.string().min(1).meta(d('Topology name')),
+      clusters: z.array(CLUSTER).min(1).max(64).meta(d('Clusters of identical CPUs, numbered in order')),
+      source: z.string().optional().meta(d('Where the numbers come from'))
     })
   ])
   .meta(d('CPU topology: a preset name, or clusters of identical CPUs'))
 
 export const COSTS = z.strictObject({
-  contextSwitchUs: z.number().min(0).max(1000).optional(),
-  ipiUs: z.number().min(0).max(1000).optional(),
-  timerIrqUs: z.number().min(0).max(1000).optional()
+  contextSwitchUs: z.number().min(0).max(1000).optional().meta(d('Context switch cost charged to the CPU switching tasks')),
+  ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
+  timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires'))
 })
 
 const KERNEL_FIELDS = {

@@ -2,7 +2,7 @@ import type { TaskContext, TaskProgram } from '../kernel/api'
 import type { CyclictestWorkload } from '../scenario/workload-specs'
 import type { WorkloadHost, WorkloadInstance } from './types'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, US } from './common'
+import { attrsOf, US } from './tool-common'
 
 /**
  * rt-tests cyclictest. Each thread sleeps on an absolute timer grid; the kernel records the

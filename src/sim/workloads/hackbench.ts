@@ -1,7 +1,7 @@
 import { WF_SYNC, type TaskContext, type TaskProgram } from '../kernel/api'
 import type { HackbenchWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, startOf, US } from './common'
+import { attrsOf, startOf, US } from './tool-common'
 import { WaitQueue } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 

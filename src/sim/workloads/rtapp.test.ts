@@ -1,4 +1,9 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parseScenario, ScenarioError } from '../scenario'
+import { createToolWorkload } from './registry'
+import { runFake } from './testing/fake-kernel'
 import { rtappScenario, runScenarioOnFake } from './testing/run-fake'
 
 const metrics = (run: ReturnType<typeof runScenarioOnFake>, thread: string) => {
@@ -144,3 +149,31 @@ describe('rt-app interpreter (fake kernel)', () => {
     expect(run.tasks[0].cpus).toEqual([0, 1, 2])
   })
 })
+
+const EXAMPLES = join(__dirname, '../../../../shared/rt-app-examples')
+
+describe.runIf(existsSync(EXAMPLES))('rt-app example files run (fake kernel)', () => {
+  const names = existsSync(EXAMPLES) ? readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')) : []
+  for (const f of names) {
+    it(`${f} runs, or is refused`, () => {
+      const text = readFileSync(join(EXAMPLES, f), 'utf8')
+      let s
+      try {
+        s = parseScenario(text, f, { topology: 'smp-4', durationMs: 300 })
+      } catch (e) {
+        if (e instanceof ScenarioError) return // refusals are checked in scenario/parse.test.ts
+        throw e
+      }
+      const inst = s.workloads.map((w, i) => createToolWorkload(w, i)!)
+      const run = runFake(inst, { capacities: [1024, 1024, 1024, 1024], durationNs: 300e6 })
+      const iterations = run.workloads[0].threads?.reduce((n, t) => n + t.iterations, 0) ?? 0
+      expect(iterations).toBeGreaterThan(0)
+    })
+  }
+})
+
+if (!existsSync(EXAMPLES)) {
+  describe('rt-app example files run', () => {
+    it.skip(`SKIPPED: ${EXAMPLES} is absent (a fresh clone)`, () => {})
+  })
+}

@@ -1,7 +1,7 @@
 import { isRtPolicy, policyFromName, SCHED_FIFO, type PolicyName, type TaskAttrs, type TaskContext, type TaskProgram } from '../kernel/api'
 import type { RtAppEvent, RtAppProps, RtAppSpec, RtAppTask, RtAppWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { startOf, Stat, US } from './common'
+import { startOf, Stat, US } from './tool-common'
 import { Mutex, Semaphore, WaitQueue } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 

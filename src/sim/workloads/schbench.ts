@@ -2,7 +2,7 @@ import type { TaskContext, TaskProgram } from '../kernel/api'
 import type { LogHistogram } from '../metrics/histogram'
 import type { SchbenchWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, US } from './common'
+import { attrsOf, US } from './tool-common'
 import { Mutex } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 

@@ -1,10 +1,13 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
+import { parseSetArg, type SetArg } from '../sim/scenario/set'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
 
 export interface RunArgs {
   file: string
+  /** --set PATH=VALUE edits applied to the scenario text before parsing. */
+  sets: SetArg[]
   variants: string[]
   seed?: number
   seeds?: number
@@ -27,7 +30,7 @@ export interface CompareArgs extends RunArgs {
 export type Command =
   | ({ cmd: 'run' } & RunArgs)
   | ({ cmd: 'compare' } & CompareArgs)
-  | { cmd: 'validate'; file: string; topology?: string; json: boolean }
+  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'help' }
@@ -37,11 +40,13 @@ export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
+               [--set PATH=VALUE]...
       Simulate every variant x seed; a table of latency percentiles (or the result JSON).
+      --set changes one scenario field first, e.g. --set workloads[0].groups=4.
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
-  validate SCENARIO [--topology NAME] [--json]
+  validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
   patches | topologies | presets [--json]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
@@ -52,6 +57,7 @@ SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
 
 const RUN_OPTIONS = {
+  set: { type: 'string', multiple: true },
   variant: { type: 'string', multiple: true },
   seed: { type: 'string' },
   seeds: { type: 'string' },
@@ -88,12 +94,21 @@ function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?:
   return r
 }
 
+function setArgs(v: string[] | undefined): SetArg[] {
+  return (v ?? []).map((a) => {
+    const r = parseSetArg(a)
+    if (typeof r === 'string') throw new UsageError(`--set: ${r}`)
+    return r
+  })
+}
+
 function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS): RunArgs & { values: Record<string, unknown> } {
   const r = parse(argv, options, 1, cmd)
   const v = r.values as Record<string, string | string[] | boolean | undefined>
   return {
     values: v,
     file: r.positionals[0],
+    sets: setArgs(v.set as string[] | undefined),
     variants: (v.variant as string[] | undefined) ?? [],
     seed: intOpt('seed', v.seed as string | undefined, 0, 2 ** 32 - 1),
     seeds: intOpt('seeds', v.seeds as string | undefined, 1, 1000),
@@ -135,8 +150,8 @@ export function parseArgs(argv: readonly string[]): Command {
       return { cmd: 'compare', ...a, md: values.md === true, percentiles }
     }
     case 'validate': {
-      const r = parse([...rest], { topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
-      return { cmd: 'validate', file: r.positionals[0], topology: r.values.topology, json: r.values.json === true }
+      const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
+      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
     }
     case 'patches':
     case 'topologies':

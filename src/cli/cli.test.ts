@@ -23,7 +23,7 @@ function result(name: string, seed: number, l: LatencySummary, timeSec?: number)
 describe('argument parsing', () => {
   it('parses run options', () => {
     expect(parseArgs(['run', 's.json', '--variant', 'a', '--variant', 'b', '--seed', '3', '--seeds', '2', '--duration-ms', '500', '--topology', 'smp-2', '--json', '--out', 'o', '--trace'])).toEqual({
-      cmd: 'run', file: 's.json', variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true
+      cmd: 'run', file: 's.json', sets: [], variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true
     })
   })
 
@@ -128,6 +128,15 @@ describe('schedlab commands (workload programs on the test kernel)', () => {
     const quick = memoryIo({ 's.json': scenario })
     await runCli(['run', 's.json', '--variant', 'base'], quick, simulateOnFake)
     expect(quick.stderr).toBe('')
+  })
+
+  it('--set changes a field before parsing', async () => {
+    const io = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--json', '--variant', 'base', '--set', 'workloads[0].periodUs=2000'], io, simulateOnFake)).toBe(0)
+    expect(JSON.parse(io.stdout).variants[0].workloads[0].latencyUs.count).toBe(9)
+    const bad = memoryIo({ 's.json': scenario })
+    expect(await runCli(['validate', 's.json', '--set', 'workloads[0].periodUs="x"'], bad)).toBe(2)
+    expect(bad.stderr).toMatch(/workloads\[0\]\.periodUs: expected a number, got "x"/)
   })
 
   it('--published runs the published duration; without one it is a usage error', async () => {

@@ -7,10 +7,11 @@ import type { CompareArgs, RunArgs } from './args'
 import { UsageError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo } from './io'
+import { applySets, type SetArg } from '../sim/scenario/set'
 import { loadSimulator, type SimulateFn } from './simulator'
 
 /** Read SCENARIO: a file path, else a preset id. */
-export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number }): Scenario {
+export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
   let file = arg
   let text: string
   if (io.exists(arg)) text = io.readFile(arg)
@@ -20,8 +21,11 @@ export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; 
     file = preset.file
     text = preset.text
   }
+  if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
   return parseScenario(text, file, {
-    ...opts,
+    topology: opts.topology,
+    durationMs: opts.durationMs,
+    maxEvents: opts.maxEvents,
     readFile: (path, from) => {
       const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
       return { text: io.readFile(full), file: path }
@@ -35,7 +39,7 @@ function printWarnings(s: Scenario, io: CliIo): void {
 
 /** Parse, apply the run options and expand to runs (exit 2 on any invalid input). */
 export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
-  const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents })
+  const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets })
   printWarnings(s, io)
   let durationMs = a.durationMs
   if (a.published) {
@@ -105,8 +109,8 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   return 0
 }
 
-export function validateCommand(a: { file: string; topology?: string; json: boolean }, io: CliIo): number {
-  const s = loadScenario(a.file, io, { topology: a.topology })
+export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean }, io: CliIo): number {
+  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets })
   printWarnings(s, io)
   if (a.json) {
     io.out(JSON.stringify({ ok: true, scenario: s }, null, 2) + '\n')

@@ -49,7 +49,9 @@ export function expandRuns(s: Scenario, o: ExpandOptions = {}): RunSpec[] {
   const runs: RunSpec[] = []
   s.variants.forEach((v, variantIndex) => {
     if (!wanted.includes(v.name)) return
-    for (let k = 0; k < seeds; k++) runs.push({ scenario, variantIndex, variant: v.name, seed: seed + k })
+    // A variant that changes workloads runs a scenario with its own workload list.
+    const own = v.workloads ? { ...scenario, workloads: v.workloads } : scenario
+    for (let k = 0; k < seeds; k++) runs.push({ scenario: own, variantIndex, variant: v.name, seed: seed + k })
   })
   return runs
 }

@@ -232,3 +232,44 @@ if (!existsSync(EXAMPLES)) {
     it.skip(`SKIPPED: ${EXAMPLES} is absent (a fresh clone); the rt-app examples are not checked`, () => {})
   })
 }
+
+describe('variants that change the setup', () => {
+  const text = JSON.stringify({
+    topology: 'smp-4',
+    workloads: [
+      { type: 'cyclictest', periodUs: 2777, sliceUs: 8000 },
+      { type: 'hog', name: 'stress', count: 4, disabled: true }
+    ],
+    variants: [
+      { name: 'default slice', workloads: { cyclictest: { sliceUs: 0 } } },
+      { name: '8 ms' },
+      { name: '8 ms + stress', workloads: { stress: { disabled: false } } }
+    ]
+  })
+
+  it('gives each run the variant\'s workloads; disabled workloads stay out', () => {
+    const s = parseScenario(text, 'x.json')
+    expect(s.workloads.map((w) => w.name)).toEqual(['cyclictest'])
+    const runs = expandRuns(s)
+    expect(runs.map((r) => r.scenario.workloads.map((w) => `${w.name}:${w.sliceUs ?? '-'}`))).toEqual([
+      ['cyclictest:0'],
+      ['cyclictest:8000'],
+      ['cyclictest:8000', 'stress:-']
+    ])
+    expect(runs[2].scenario.workloads[1]).toMatchObject({ type: 'hog', count: 4 })
+  })
+
+  it('locates errors in a variant\'s overrides', () => {
+    const bad = JSON.parse(text)
+    bad.variants[0].workloads = { cyclictest: { periodUs: -1 }, nope: { sliceUs: 1 } }
+    bad.variants[1].workloads = { stress: { type: 'periodic' } }
+    const e = issuesOf(() => parseScenario(JSON.stringify(bad), 'x.json'))
+    expect(e.issues.map((i) => i.path).sort()).toEqual(['variants[0].workloads.cyclictest.periodUs', 'variants[0].workloads.nope', 'variants[1].workloads.stress.type'])
+  })
+
+  it('refuses a variant with nothing to run', () => {
+    const bad = JSON.parse(text)
+    bad.variants[1].workloads = { cyclictest: { disabled: true } }
+    expect(issuesOf(() => parseScenario(JSON.stringify(bad), 'x.json')).issues[0]).toMatchObject({ path: 'variants[1].workloads', message: expect.stringMatching(/every workload is disabled/) })
+  })
+})

@@ -90,26 +90,62 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     checkFeatures(v.features, ['variants', i, 'features'], sink)
   })
 
-  const workloads: WorkloadSpec[] = []
-  const names = new Set<string>()
+  // Names first (defaults: type, type-2 ...), so that variants can refer to any workload.
+  const names: string[] = []
   const typeCount: Record<string, number> = {}
   p.workloads.forEach((w, i) => {
     if (!w) return
     typeCount[w.type] = (typeCount[w.type] ?? 0) + 1
     const name = w.name ?? (typeCount[w.type] === 1 ? w.type : `${w.type}-${typeCount[w.type]}`)
-    if (names.has(name)) sink.error(['workloads', i, 'name'], `duplicate workload name "${name}"`)
-    names.add(name)
-    const spec = normalizeWorkload(w, name, i, doc, sink, file, ctx, opts)
-    if (spec) workloads.push(spec)
+    if (names.includes(name)) sink.error(['workloads', i, 'name'], `duplicate workload name "${name}"`)
+    names[i] = name
+  })
+  const base = p.workloads.map((w, i) => (w ? normalizeWorkload(w, names[i], i, doc, sink, file, ctx, opts) : undefined))
+  const enabled = (list: (WorkloadSpec | undefined)[], disabled: boolean[]): WorkloadSpec[] =>
+    list.filter((w, i): w is WorkloadSpec => !!w && !disabled[i])
+  const baseDisabled = p.workloads.map((w) => !!w?.disabled)
+  const workloads = enabled(base, baseDisabled)
+  sink.throwIfAny()
+
+  const variantWorkloads = p.variants.map((v, i) => {
+    if (!v.workloads) return undefined
+    const list = [...base]
+    const disabled = [...baseDisabled]
+    for (const [name, over] of Object.entries(v.workloads)) {
+      const path: JsonPath = ['variants', i, 'workloads', name]
+      const idx = names.indexOf(name)
+      if (idx < 0) {
+        sink.error(path, `no workload named "${name}" (workloads: ${names.join(', ')})`)
+        continue
+      }
+      const banned = Object.keys(over).filter((k) => k === 'type' || k === 'name' || k === 'tasks' || k === 'global' || k === 'file')
+      if (banned.length > 0) {
+        sink.error([...path, banned[0]], `a variant cannot change "${banned[0]}" of a workload; add another workload and disable one of them instead`)
+        continue
+      }
+      const merged = { ...(toPlain(doc.at(['workloads', idx])) as object), ...over }
+      const parsedW = validateInto(WORKLOAD, merged, sink, path, doc.at(path))
+      if (!parsedW) continue
+      list[idx] = normalizeWorkload(parsedW, name, idx, doc, sink, file, ctx, opts)
+      disabled[idx] = !!parsedW.disabled
+    }
+    return enabled(list, disabled)
   })
   sink.throwIfAny()
 
-  let tasks = 0
-  workloads.forEach((w, i) => {
-    const n = taskCount(w)
-    tasks += n
-    if (tasks > MAX_TASKS) sink.error(['workloads', i], `${tasks} tasks in total exceed the limit of ${MAX_TASKS} (this workload creates ${n})`)
-  })
+  const lists: [JsonPath, WorkloadSpec[]][] = [[['workloads'], workloads], ...variantWorkloads.map((l, i): [JsonPath, WorkloadSpec[]] => [['variants', i, 'workloads'], l ?? workloads])]
+  for (const [path, list] of lists) {
+    if (list.length === 0) sink.error(path, 'every workload is disabled: nothing would run')
+    let tasks = 0
+    for (const w of list) {
+      const n = taskCount(w)
+      tasks += n
+      if (tasks > MAX_TASKS) {
+        sink.error(['workloads', names.indexOf(w.name)], `${tasks} tasks in total exceed the limit of ${MAX_TASKS} (this workload creates ${n})`)
+        break
+      }
+    }
+  }
   sink.throwIfAny()
 
   const kernel: KernelSpec = {
@@ -122,11 +158,12 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
-  const variants: VariantSpec[] = p.variants.map((v) => ({
+  const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,
     patches: v.patches,
     features: v.features,
-    ...(v.kernel ? { kernel: v.kernel as VariantSpec['kernel'] } : {})
+    ...(v.kernel ? { kernel: v.kernel as VariantSpec['kernel'] } : {}),
+    ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))
   const s: Scenario = {
     name: p.name ?? baseName(file),
@@ -143,7 +180,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
     warnings: sink.warnings
   }
-  checkEstimate(s, sink)
+  checkEstimate(s, sink, (name) => names.indexOf(name))
   sink.throwIfAny()
   return s
 }
@@ -217,7 +254,7 @@ function normalizeWorkload(
   opts: ParseOptions
 ): WorkloadSpec | undefined {
   const path: JsonPath = ['workloads', i]
-  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, ...rest } = w
+  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, ...rest } = w
   switch (w.type) {
     case 'cyclictest': {
       // cyclictest bumps a fifo/rr priority of 0 to threads + 1.
@@ -325,12 +362,27 @@ function fmtCount(n: number): string {
   return `${Number((n / 1e9).toPrecision(3))} billion`
 }
 
-export function checkEstimate(s: Scenario, sink: IssueSink): void {
+/** Refuse when the run of any variant would be beyond the event limit. */
+export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number): void {
+  const lists = [s.workloads, ...s.variants.map((v) => v.workloads).filter((l): l is WorkloadSpec[] => !!l)]
+  let worst = s
+  let worstTotal = -1
+  for (const workloads of lists) {
+    const total = estimateEvents({ ...s, workloads }).total
+    if (total > worstTotal) {
+      worstTotal = total
+      worst = { ...s, workloads }
+    }
+  }
+  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)))
+}
+
+function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number): void {
   const limit = s.maxEvents ?? DEFAULT_MAX_EVENTS
   const est = estimateEvents(s)
   if (est.total <= limit) return
   const top = [...est.workloads].sort((a, b) => b.events - a.events)[0]
-  const path: JsonPath = top && top.events > est.ticks ? ['workloads', top.index] : ['durationMs']
+  const path: JsonPath = top && top.events > est.ticks ? ['workloads', indexOf(top.name)] : ['durationMs']
   sink.error(
     path,
     `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}. ` +

@@ -24,7 +24,8 @@ export const COMMON_FIELDS = {
   cpus: z.array(cpuIndex).min(1).optional().meta(d('CPU affinity (CPU numbers of the topology). Default: all CPUs')),
   uclampMin: z.number().int().min(0).max(1024).optional().meta(d('uclamp min (0..1024)')),
   uclampMax: z.number().int().min(0).max(1024).optional().meta(d('uclamp max (0..1024)')),
-  delayUs: z.number().min(0).max(8.64e10).optional().meta(d('Start offset from the beginning of the run, microseconds'))
+  delayUs: z.number().min(0).max(8.64e10).optional().meta(d('Start offset from the beginning of the run, microseconds')),
+  disabled: z.boolean().optional().meta(d('Leave this workload out (a variant may enable it with `"disabled": false`)'))
 }
 
 const count = z.number().int().min(1).max(100000)
@@ -202,7 +203,11 @@ export const VARIANT = z
         debug: KERNEL_FIELDS.debug.optional()
       })
       .optional()
-      .meta(d('Kernel overrides for this variant'))
+      .meta(d('Kernel overrides for this variant')),
+    workloads: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .meta(d('Workload fields this variant changes, by workload name, e.g. { "cyclictest": { "sliceUs": 8000 } } or { "stress": { "disabled": true } }: a comparison column may change the setup as well as the kernel'))
   })
   .meta(d('A kernel to compare: the base configuration plus patches and feature overrides'))
 

@@ -38,6 +38,11 @@ export interface VariantSpec {
   features: Record<string, boolean>
   /** Per-variant kernel overrides (hz, profile, baseSliceUs, ...). */
   kernel?: Partial<Omit<KernelSpec, 'features'>>
+  /**
+   * The workloads of this variant when it overrides some (variants[].workloads in the scenario
+   * text); expandRuns puts them in the run's scenario. Absent: the scenario's workloads.
+   */
+  workloads?: WorkloadSpec[]
 }
 
 /** Fields every workload accepts. */

@@ -71,6 +71,12 @@ export class IssueSink {
     if (!this.warnings.includes(line)) this.warnings.push(line)
   }
 
+  /** A warning about the document as a whole (no position). */
+  note(message: string): void {
+    const line = `${this.file}: ${message}`
+    if (!this.warnings.includes(line)) this.warnings.push(line)
+  }
+
   /** Merge another document's findings (an rt-app file referenced by the scenario). */
   absorb(other: IssueSink): void {
     for (const i of other.issues) this.issues.push({ ...i, file: i.file ?? other.file })

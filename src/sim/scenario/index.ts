@@ -12,3 +12,5 @@ export { topologyPresets, resolveTopologyName, DEFAULT_TOPOLOGY, type TopologyPr
 export { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, WORKLOAD_TYPES } from './schema'
 export type * from './types'
 export type * from './workload-specs'
+export { rtappScenarioText } from './rtapp-import'
+export { applySets, parseSetArg, type SetArg } from './set'

@@ -273,3 +273,16 @@ describe('variants that change the setup', () => {
     expect(issuesOf(() => parseScenario(JSON.stringify(bad), 'x.json')).issues[0]).toMatchObject({ path: 'variants[1].workloads', message: expect.stringMatching(/every workload is disabled/) })
   })
 })
+
+describe('rtappScenarioText', () => {
+  it('wraps an rt-app file in a scenario, keeping comments and duplicate keys', async () => {
+    const { rtappScenarioText } = await import('./index')
+    const rt = '{\n  /* doc */\n  "tasks": { "t": { "loop": 2, "run": 10, "sleep": 5, "run": 20 } },\n  "global": { "duration": 2 }\n}'
+    const text = rtappScenarioText(rt, 'dir/x.json', { topology: 'smp-2' })
+    expect(text).toContain('"run": 10, "sleep": 5, "run": 20')
+    const s = parseScenario(text, 'x-scenario.json')
+    expect(s.topology.name).toBe('smp-2')
+    expect(s.durationMs).toBe(2000)
+    expect((s.workloads[0] as RtAppWorkload).rtapp.tasks[0].phases[0].events.map((e) => e.key)).toEqual(['run', 'sleep', 'run'])
+  })
+})

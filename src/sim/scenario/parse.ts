@@ -412,7 +412,7 @@ export function importRtApp(text: string, file: string, opts: ImportOptions = {}
   const root = doc.root as JObject
   checkRtAppRoot(root, [], sink)
   const topoName = opts.topology ?? DEFAULT_TOPOLOGY
-  if (!opts.topology) sink.warn([], `no --topology given: running on ${DEFAULT_TOPOLOGY}`)
+  if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)
   const topology = resolveTopology(topoName, undefined, sink)
   sink.throwIfAny()
   const topo = buildTopology(topology as TopologySpec)

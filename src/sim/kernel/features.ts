@@ -37,7 +37,7 @@ export const SCHED_FEATURES: readonly FeatureDoc[] = [
   { name: 'RUN_TO_PARITY', defaults: all(true), doc: 'Protect the running task\'s slice (up to the queue\'s min slice on 6.17+) against wakeup preemption.' },
   { name: 'PREEMPT_SHORT', defaults: from(P_6_12), doc: 'A waking task with a shorter slice may cancel the running task\'s protection.' },
   { name: 'NEXT_BUDDY', defaults: all(false), doc: 'Prefer the last wakee as next task (cache locality); off by default since 6.19-rc.' },
-  { name: 'PICK_BUDDY', defaults: [true, false, true, true, true], doc: 'Allow pick_eevdf to return cfs_rq->next when it is eligible.' },
+  { name: 'PICK_BUDDY', defaults: from(P_6_17), doc: 'Allow pick_eevdf to return cfs_rq->next when it is eligible.' },
   { name: 'CACHE_HOT_BUDDY', defaults: all(true), doc: 'task_hot treats the next buddy as cache hot when the destination is busy.' },
   { name: 'DELAY_DEQUEUE', defaults: from(P_6_12), doc: 'An ineligible task that sleeps stays queued until its lag is zero or it is picked.' },
   { name: 'DELAY_ZERO', defaults: from(P_6_12), doc: 'A delayed-dequeued task leaves with its positive lag cleared.' },
@@ -60,6 +60,7 @@ export const SCHED_FEATURES: readonly FeatureDoc[] = [
   { name: 'NI_RANDOM', defaults: from(P_6_19), doc: 'Proportional newidle balance: skip newidle balance at random by its success ratio.' },
   { name: 'NI_RATE', defaults: from(P_6_19), doc: 'Newidle success ratio also rises with the time since the last update.' },
   { name: 'HZ_BW', defaults: all(true), doc: 'nohz_full bandwidth tick (no effect in this model).' },
+  { name: 'FAIR_SERVER', defaults: from(P_6_12), doc: 'Not a sched_feat: the 6.12+ deferred fair deadline server (50 ms every 1000 ms) that keeps RT tasks from starving fair ones.' },
   { name: 'LB_PROMOTE', defaults: all(false), doc: 'Seed 004 (Xin Zhao, RFC): promote load balance on low-HZ systems; see the lb-promote patches.' }
 ]
 

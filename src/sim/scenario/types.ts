@@ -60,6 +60,8 @@ export interface WorkloadCommon {
   threads?: number
   /** Start offset in microseconds. */
   delayUs?: number
+  /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
+  startCpu?: number
 }
 
 export interface HogWorkload extends WorkloadCommon { type: 'hog' }
@@ -70,6 +72,8 @@ export interface PeriodicWorkload extends WorkloadCommon {
   periodUs: number
   /** 'work' (default): runUs is CPU work at capacity 1024; 'wall': busy for runUs whatever the CPU. */
   runMode?: 'work' | 'wall'
+  /** Offset of task i's grid: i * staggerUs (default 0: all wake together). */
+  staggerUs?: number
 }
 
 /** Workload types added by later modules extend this open record. */

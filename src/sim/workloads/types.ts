@@ -7,8 +7,11 @@ import type { WorkloadResult } from '../../shared/result'
  * plus the task context (for workload-level timers and state).
  */
 export interface WorkloadHost {
-  /** Create a task that first becomes runnable at attrs.startNs. Returns its id. */
-  createTask(attrs: TaskAttrs, program: TaskProgram): number
+  /**
+   * Create a task that first becomes runnable at attrs.startNs, on `startCpu` if given
+   * (otherwise through fork placement). Returns its id.
+   */
+  createTask(attrs: TaskAttrs, program: TaskProgram, startCpu?: number): number
   readonly ctx: TaskContext
   readonly ncpus: number
   /** capacity_orig of each CPU. */

@@ -1,0 +1,95 @@
+/**
+ * `npm run bench`: simulator throughput. Prints a table and writes bench-results.json
+ * (DESIGN.md contract): events/s, simulated time per wall time, peak RSS, and heapRatio =
+ * our events/s over a bare binary-heap push/pop loop of the same event count (our ceiling).
+ * A benchmark, not a test: it asserts nothing.
+ */
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { simulateDetailed } from '../src/sim/index'
+import { quickScenario, type QuickScenario } from '../src/sim/testing'
+import { EventQueue } from '../src/sim/engine/event-queue'
+import { Prng } from '../src/sim/engine/prng'
+
+interface BenchScenario {
+  name: string
+  scenario: QuickScenario
+}
+
+export const BENCH_SCENARIOS: BenchScenario[] = [
+  {
+    name: '1cpu-4hogs-1periodic',
+    scenario: {
+      topology: 1, durationMs: 10_000, kernel: { hz: 250 },
+      workloads: [
+        { type: 'hog', name: 'hog', count: 4 },
+        { type: 'periodic', name: 'p', count: 1, runUs: 300, periodUs: 1000, sliceUs: 100 }
+      ]
+    }
+  },
+  {
+    name: '8cpu-16periodic-8hogs',
+    scenario: {
+      topology: 8, durationMs: 10_000, kernel: { hz: 250 },
+      workloads: [
+        { type: 'hog', name: 'hog', count: 8 },
+        { type: 'periodic', name: 'p', count: 16, runUs: 400, periodUs: 2000, sliceUs: 300, staggerUs: 97 }
+      ]
+    }
+  }
+]
+
+/** The ceiling: push and pop `events` events through the same heap, `pending` in flight. */
+function bareHeap(events: number, pending: number): number {
+  const q = new EventQueue(1024)
+  const rng = new Prng(1)
+  let now = 0
+  for (let i = 0; i < pending; i++) q.push(rng.below(1_000_000), 1, i, 0)
+  const t0 = performance.now()
+  for (let i = 0; i < events; i++) {
+    q.pop()
+    now = q.popTime
+    q.push(now + 1 + rng.below(1_000_000), q.popKind, q.popTarget, q.popGen)
+  }
+  return events / ((performance.now() - t0) / 1000)
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+function main(): void {
+  const filter = process.argv[2]
+  const rows: Record<string, number | string>[] = []
+  for (const b of BENCH_SCENARIOS) {
+    if (filter && !b.name.includes(filter)) continue
+    const s = quickScenario(b.scenario)
+    // one full run to warm the JIT up, then the median of three
+    const warm = simulateDetailed(s, 0, 1)
+    const walls: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now()
+      simulateDetailed(s, 0, 1)
+      walls.push((performance.now() - t0) / 1000)
+    }
+    const wall = median(walls)
+    const events = warm.result.stats.events
+    const eventsPerSec = events / wall
+    const pending = Math.max(16, warm.kernel.eq.size)
+    const ceiling = median([0, 1, 2].map(() => bareHeap(events, pending)))
+    rows.push({
+      name: b.name,
+      events,
+      eventsPerSec: Math.round(eventsPerSec),
+      simToWall: Math.round((s.durationMs / 1000 / wall) * 100) / 100,
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      heapRatio: Math.round((eventsPerSec / ceiling) * 1000) / 1000
+    })
+  }
+  console.table(rows)
+  writeFileSync(resolve(process.cwd(), 'bench-results.json'), JSON.stringify({ scenarios: rows }, null, 2) + '\n')
+  console.log('wrote bench-results.json')
+}
+
+main()

@@ -1,0 +1,1370 @@
+/**
+ * The modeled kernel core (kernel/sched/core.c): per-CPU runqueues with class precedence
+ * stop > RT > fair > idle, __schedule(), try_to_wake_up(), the tick, idle states and IPIs, and
+ * the execution of task programs. All state lives in typed arrays indexed by task or CPU;
+ * the event loop allocates nothing per event.
+ *
+ * Execution model: a CPU runs its current task's action (CPU work or wall time) from
+ * segStart; a run-done event fires when the action completes, and the task's program then
+ * chooses its next action. Switching tasks costs `contextSwitchWorkNs` of CPU work (so more on
+ * a slower CPU); an idle CPU pays its idle state's exit latency before doing anything; a
+ * remote reschedule pays an IPI. Scheduling latency = switch-in complete - wakeup instant.
+ */
+import { EventQueue } from '../engine/event-queue'
+import { Prng } from '../engine/prng'
+import { LogHistogram } from '../metrics/histogram'
+import type { Topology, IdleStateSpec } from './topology-types'
+import { idleStatesOf } from './topology'
+import type { KernelConfig } from './config'
+import {
+  SCHED_BATCH, SCHED_IDLE, SCHED_RR, isRtPolicy, WF_FORK, WF_MIGRATED, WF_TTWU,
+  type TaskAttrs, type TaskContext, type TaskProgram
+} from './api'
+import { EevdfTree, NIL } from './eevdf-tree'
+import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
+import {
+  avgVruntime, checkPreemptWakeupFair, dequeueEntity, dequeueTaskFair, enqueueTaskFair,
+  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextEntity, taskTickFair,
+  updateCurr, yieldTaskFair, refreshRqMinSlice,
+  DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
+  DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
+} from './fair'
+import { P_6_17 } from './features'
+import { RtClass } from './rt'
+import { FairServer } from './fair-server'
+import { SimplePlacement, type Placement } from './placement'
+
+// event kinds
+const EV_FORK = 1
+const EV_RUN_DONE = 2
+const EV_TIMER = 3
+const EV_TIMER_IRQ = 4
+const EV_IPI = 5
+const EV_IDLE_EXIT = 6
+const EV_TICK = 7
+const EV_HRTICK = 8
+const EV_STOPPER = 9
+const EV_CALLBACK = 10
+const EV_FAIR_SERVER = 11
+
+// task states
+export const TASK_NEW = 0
+export const TASK_RUNNING = 1 // runnable or running
+export const TASK_SLEEPING = 2
+export const TASK_DEAD = 3
+
+// CPU modes
+export const CPU_IDLE = 0 // in a low-power idle state
+export const CPU_AWAKE_IDLE = 1 // idle task running: exiting idle, handling an interrupt
+export const CPU_BUSY = 2 // running a task
+
+// actions a program can choose
+const ACT_NONE = 0
+const ACT_RUN = 1
+const ACT_RUN_WALL = 2
+const ACT_SLEEP = 3
+const ACT_BLOCK = 4
+const ACT_YIELD = 5
+const ACT_EXIT = 6
+
+/** PELT and other load-tracking hooks the fair class calls at the kernel's points. */
+export interface LoadHooks {
+  enqueueEntityLoad(cpu: number, se: number, flags: number): void
+  dequeueEntityLoad(cpu: number, se: number, flags: number, delayed: boolean): void
+  requeueDelayedLoad(cpu: number, se: number): void
+  setNextLoad(cpu: number, se: number): void
+  putPrevLoad(cpu: number, se: number): void
+  tickLoad(cpu: number, se: number): void
+}
+
+const NO_LOAD_HOOKS: LoadHooks = {
+  enqueueEntityLoad() {},
+  dequeueEntityLoad() {},
+  requeueDelayedLoad() {},
+  setNextLoad() {},
+  putPrevLoad() {},
+  tickLoad() {}
+}
+
+/** Work queued on a CPU's stopper (active balance, migration): runs above every class. */
+export interface StopWork {
+  run(k: Kernel, cpu: number): void
+}
+
+/** Per-task typed arrays, with their fill value: allocated together, grown together. */
+const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
+  ['state', Uint8Array, 0],
+  ['policy', Uint8Array, 0],
+  ['taskCpu', Int32Array, 0],
+  ['onRq', Uint8Array, 0],
+  ['rtPrio', Int32Array, 0],
+  ['weight', Float64Array, 0],
+  ['vruntime', Float64Array, 0],
+  ['deadline', Float64Array, 0],
+  ['vlag', Float64Array, 0],
+  ['vprot', Float64Array, 0],
+  ['slice', Float64Array, 0],
+  ['customSlice', Uint8Array, 0],
+  ['schedDelayed', Uint8Array, 0],
+  ['relDeadline', Uint8Array, 0],
+  ['execStart', Float64Array, 0],
+  ['sumExec', Float64Array, 0],
+  ['prevSumExec', Float64Array, 0],
+  ['vlagSeq', Int32Array, 0],
+  ['cfsTaskNext', Int32Array, NIL],
+  ['cfsTaskPrev', Int32Array, NIL],
+  ['action', Uint8Array, 0],
+  ['remaining', Float64Array, 0],
+  ['timerAt', Float64Array, 0],
+  ['timerGen', Int32Array, 0],
+  ['timerCpu', Int32Array, 0],
+  ['wakeTs', Float64Array, -1],
+  ['nrCpusAllowed', Int32Array, 0],
+  ['uclampMin', Int32Array, 0],
+  ['uclampMax', Int32Array, 0],
+  ['lastWakee', Int32Array, NIL],
+  ['wakeeFlips', Int32Array, 0],
+  ['wakeeFlipDecayTs', Float64Array, 0],
+  ['recentUsedCpu', Int32Array, -1],
+  ['nrSwitches', Float64Array, 0],
+  ['nrMigrations', Float64Array, 0],
+  ['nrWakeups', Float64Array, 0],
+  ['stepGuard', Int32Array, 0],
+  ['stepGuardAt', Float64Array, -1],
+]
+
+type TypedArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Float64ArrayConstructor
+
+export class KernelInvariantError extends Error {}
+
+export class Kernel implements TaskContext {
+  now = 0
+  readonly ncpus: number
+  ntasks = 0
+  private cap: number
+  readonly f: Record<string, boolean>
+  readonly rng: Prng
+  readonly eq = new EventQueue(4096)
+  placement: Placement
+  hooks: LoadHooks = NO_LOAD_HOOKS
+  readonly rt: RtClass
+  /** The fair deadline server (null when FAIR_SERVER is off). */
+  readonly fairServer: FairServer | null
+
+  // ---- per task ---------------------------------------------------------------------------
+  attrs: TaskAttrs[] = []
+  programs: TaskProgram[] = []
+  state!: Uint8Array
+  policy!: Uint8Array
+  taskCpu!: Int32Array
+  onRq!: Uint8Array
+  rtPrio!: Int32Array
+  // fair entity
+  weight!: Float64Array
+  vruntime!: Float64Array
+  deadline!: Float64Array
+  vlag!: Float64Array
+  vprot!: Float64Array
+  slice!: Float64Array
+  customSlice!: Uint8Array
+  schedDelayed!: Uint8Array
+  relDeadline!: Uint8Array
+  execStart!: Float64Array
+  sumExec!: Float64Array
+  prevSumExec!: Float64Array
+  vlagSeq!: Int32Array
+  // cfs_tasks list links (load balancer order)
+  cfsTaskNext!: Int32Array
+  cfsTaskPrev!: Int32Array
+  // execution of the program
+  action!: Uint8Array
+  remaining!: Float64Array
+  timerAt!: Float64Array
+  timerGen!: Int32Array
+  timerCpu!: Int32Array
+  wakeTs!: Float64Array
+  // affinity: ncpus bytes per task
+  allowed: Uint8Array
+  nrCpusAllowed!: Int32Array
+  uclampMin!: Int32Array
+  uclampMax!: Int32Array
+  // wake_wide bookkeeping
+  lastWakee!: Int32Array
+  wakeeFlips!: Int32Array
+  wakeeFlipDecayTs!: Float64Array
+  recentUsedCpu!: Int32Array
+  // per task metrics
+  latency: LogHistogram[] = []
+  nrSwitches!: Float64Array
+  nrMigrations!: Float64Array
+  nrWakeups!: Float64Array
+  private stepGuard!: Int32Array
+  private stepGuardAt!: Float64Array
+
+  // ---- per CPU ------------------------------------------------------------------------------
+  curr: Int32Array
+  nrRunning: Int32Array
+  needResched: Uint8Array
+  needReschedLazy: Uint8Array
+  mode: Uint8Array
+  cpuRate: Float64Array
+  segStart: Float64Array
+  pendingStall: Float64Array
+  runDoneGen: Int32Array
+  tickGen: Int32Array
+  tickArmed: Uint8Array
+  hrtickGen: Int32Array
+  ipiPending: Uint8Array
+  idleStart: Float64Array
+  /** Last time the CPU went idle (short-slice v2's lag reset). */
+  idleEnterTs: Float64Array
+  idleState: Int32Array
+  idlePredictNs: Float64Array
+  /** rq->avg_idle (EWMA of idle durations at wakeup, capped), for newidle balance. */
+  avgIdle: Float64Array
+  wakeDoneAt: Float64Array
+  busyNs: Float64Array
+  sysNs: Float64Array
+  lastBusyStart: Float64Array
+  // cfs_rq
+  cfsLoad: Float64Array
+  cfsLoadAvg: Float64Array
+  cfsNrQueued: Int32Array
+  cfsNrRunnable: Int32Array
+  sumWVruntime: Float64Array
+  sumWeight: Float64Array
+  zeroVruntime: Float64Array
+  cfsCurr: Int32Array
+  cfsNext: Int32Array
+  idleSeq: Int32Array
+  rqMinSlice: Float64Array
+  cfsTasksHead: Int32Array
+  tree: EevdfTree
+  private stopWork: (StopWork | null)[]
+  private callbacks: (() => void)[] = []
+  private freeCallbacks: number[] = []
+
+  // ---- global counters ------------------------------------------------------------------------
+  events = 0
+  /** Delayed dequeues: started, finished by a pick, undone by a wakeup. */
+  nrDelayed = 0
+  nrDelayedPicked = 0
+  nrDelayedWoken = 0
+  /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
+  onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
+  contextSwitches = 0
+  nrInvoluntarySwitches = 0
+  nrIdleExits = 0
+  nrStopperRuns = 0
+  migrations = 0
+  wakeups = 0
+  counters: Record<string, number> = Object.create(null)
+  warnings: string[] = []
+
+  /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */
+  thisCpu = -1
+  /** Task whose program is executing (the waker for wakeups). */
+  private stepping = NIL
+  private stepAction = ACT_NONE
+  private stepArg = 0
+  private localResched: Int32Array
+  private localReschedN = 0
+  private localReschedMark: Uint8Array
+  private idleStates: IdleStateSpec[][]
+  private liveTasks = 0
+  onTaskExit: ((task: number) => void) | null = null
+
+  constructor(readonly topo: Topology, readonly cfg: KernelConfig, seed: number, taskCapacity = 64) {
+    this.ncpus = topo.cpus.length
+    this.f = cfg.features
+    this.rng = new Prng(seed)
+    this.cap = Math.max(8, taskCapacity)
+    const n = this.cap
+    const c = this.ncpus
+    this.allocTaskArrays(n)
+    this.allowed = new Uint8Array(n * c)
+
+    this.curr = new Int32Array(c).fill(NIL)
+    this.nrRunning = new Int32Array(c)
+    this.needResched = new Uint8Array(c)
+    this.needReschedLazy = new Uint8Array(c)
+    this.mode = new Uint8Array(c)
+    this.cpuRate = new Float64Array(c)
+    this.segStart = new Float64Array(c)
+    this.pendingStall = new Float64Array(c)
+    this.runDoneGen = new Int32Array(c)
+    this.tickGen = new Int32Array(c)
+    this.tickArmed = new Uint8Array(c)
+    this.hrtickGen = new Int32Array(c)
+    this.ipiPending = new Uint8Array(c)
+    this.idleStart = new Float64Array(c)
+    this.idleEnterTs = new Float64Array(c).fill(-1)
+    this.idleState = new Int32Array(c)
+    this.idlePredictNs = new Float64Array(c).fill(1_000_000)
+    this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
+    this.wakeDoneAt = new Float64Array(c)
+    this.busyNs = new Float64Array(c)
+    this.sysNs = new Float64Array(c)
+    this.lastBusyStart = new Float64Array(c)
+    this.cfsLoad = new Float64Array(c)
+    this.cfsLoadAvg = new Float64Array(c)
+    this.cfsNrQueued = new Int32Array(c)
+    this.cfsNrRunnable = new Int32Array(c)
+    this.sumWVruntime = new Float64Array(c)
+    this.sumWeight = new Float64Array(c)
+    this.zeroVruntime = new Float64Array(c)
+    this.cfsCurr = new Int32Array(c).fill(NIL)
+    this.cfsNext = new Int32Array(c).fill(NIL)
+    this.idleSeq = new Int32Array(c)
+    this.rqMinSlice = new Float64Array(c).fill(Infinity)
+    this.cfsTasksHead = new Int32Array(c).fill(NIL)
+    this.localResched = new Int32Array(c)
+    this.localReschedMark = new Uint8Array(c)
+    this.stopWork = new Array<StopWork | null>(c).fill(null)
+    this.tree = new EevdfTree(n, c, this)
+    this.idleStates = topo.cpus.map((_, i) => [...idleStatesOf(topo, i)])
+    for (let i = 0; i < c; i++) {
+      this.cpuRate[i] = topo.cpus[i].capacityOrig / 1024
+      this.mode[i] = CPU_IDLE
+      this.idleState[i] = 0
+    }
+    this.rt = new RtClass(this)
+    this.fairServer = cfg.features.FAIR_SERVER ? new FairServer(this) : null
+    this.placement = new SimplePlacement(this)
+  }
+
+  // =============================================================================================
+  // Task creation
+  // =============================================================================================
+
+  /** Create a task that forks at attrs.startNs (setup time; no parent CPU context). */
+  createTask(attrs: TaskAttrs, program: TaskProgram, startCpu = -1): number {
+    const t = this.allocTask(attrs, program)
+    this.timerCpu[t] = startCpu
+    this.eq.push(Math.max(attrs.startNs, this.now), EV_FORK, t, 0)
+    return t
+  }
+
+  private allocTask(attrs: TaskAttrs, program: TaskProgram): number {
+    if (this.ntasks === this.cap) this.growTasks()
+    const t = this.ntasks++
+    this.attrs.push(attrs)
+    this.programs.push(program)
+    this.latency.push(new LogHistogram())
+    this.state[t] = TASK_NEW
+    this.taskCpu[t] = -1
+    this.applyAttrs(t, attrs)
+    this.setAffinityMask(t, attrs.cpus)
+    this.liveTasks++
+    return t
+  }
+
+  private applyAttrs(t: number, a: Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>): void {
+    this.policy[t] = a.policy
+    this.rtPrio[t] = isRtPolicy(a.policy) ? Math.max(1, Math.min(99, a.rtPriority)) : 0
+    this.weight[t] = a.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(a.nice)
+    if (a.sliceNs > 0) {
+      // sched_attr.sched_runtime for fair tasks, clamped to [0.1 ms, 100 ms]
+      this.slice[t] = Math.max(100_000, Math.min(100_000_000, Math.round(a.sliceNs)))
+      this.customSlice[t] = 1
+    } else {
+      this.slice[t] = this.cfg.baseSliceNs
+      this.customSlice[t] = 0
+    }
+    this.uclampMin[t] = Math.max(0, Math.min(1024, a.uclampMin))
+    this.uclampMax[t] = Math.max(0, Math.min(1024, a.uclampMax))
+  }
+
+  private setAffinityMask(t: number, cpus: readonly number[] | null): void {
+    const c = this.ncpus
+    const base = t * c
+    let n = 0
+    for (let i = 0; i < c; i++) this.allowed[base + i] = 0
+    if (cpus === null || cpus.length === 0) {
+      for (let i = 0; i < c; i++) this.allowed[base + i] = 1
+      n = c
+    } else {
+      for (const cpu of cpus) {
+        if (cpu >= 0 && cpu < c && this.allowed[base + cpu] === 0) {
+          this.allowed[base + cpu] = 1
+          n++
+        }
+      }
+      if (n === 0) {
+        for (let i = 0; i < c; i++) this.allowed[base + i] = 1
+        n = c
+      }
+    }
+    this.nrCpusAllowed[t] = n
+  }
+
+  cpuAllowed(t: number, cpu: number): boolean {
+    return this.allowed[t * this.ncpus + cpu] !== 0
+  }
+
+  private allocTaskArrays(n: number): void {
+    const self = this as unknown as Record<string, Uint8Array | Int32Array | Float64Array | undefined>
+    for (const [name, Ctor, fill] of TASK_ARRAYS) {
+      const old = self[name]
+      const a = new Ctor(n)
+      if (fill !== 0) a.fill(fill)
+      if (old) a.set(old)
+      self[name] = a
+    }
+  }
+
+  private growTasks(): void {
+    const n = this.cap * 2
+    const allowed = new Uint8Array(n * this.ncpus)
+    allowed.set(this.allowed)
+    this.allowed = allowed
+    this.allocTaskArrays(n)
+    this.cap = n
+    this.tree.resize(n, this)
+    this.rt.resize(n)
+  }
+
+  // =============================================================================================
+  // Runqueue helpers
+  // =============================================================================================
+
+  isFair(t: number): boolean {
+    return !isRtPolicy(this.policy[t])
+  }
+
+  cfsTasksAdd(cpu: number, t: number): void {
+    const h = this.cfsTasksHead[cpu]
+    this.cfsTaskPrev[t] = NIL
+    this.cfsTaskNext[t] = h
+    if (h !== NIL) this.cfsTaskPrev[h] = t
+    this.cfsTasksHead[cpu] = t
+  }
+
+  cfsTasksDel(cpu: number, t: number): void {
+    const p = this.cfsTaskPrev[t]
+    const n = this.cfsTaskNext[t]
+    if (p !== NIL) this.cfsTaskNext[p] = n
+    else if (this.cfsTasksHead[cpu] === t) this.cfsTasksHead[cpu] = n
+    if (n !== NIL) this.cfsTaskPrev[n] = p
+    this.cfsTaskPrev[t] = NIL
+    this.cfsTaskNext[t] = NIL
+  }
+
+  /** idle_cpu(): nothing running, nothing queued. */
+  idleCpu(cpu: number): boolean {
+    return this.curr[cpu] === NIL && this.nrRunning[cpu] === 0
+  }
+
+  /** available_idle_cpu() plus the SCHED_IDLE-only case select_idle_sibling accepts. */
+  schedIdleCpu(cpu: number): boolean {
+    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdlePolicy(cpu)
+  }
+
+  private nrIdlePolicy(cpu: number): number {
+    let n = 0
+    for (let t = this.cfsTasksHead[cpu]; t !== NIL; t = this.cfsTaskNext[t]) if (this.policy[t] === SCHED_IDLE) n++
+    return n
+  }
+
+  /** activate_task(): enqueue on cpu's runqueue. */
+  activateTask(cpu: number, p: number, flags: number): void {
+    if (this.isFair(p)) enqueueTaskFair(this, cpu, p, flags)
+    else this.rt.enqueue(cpu, p, flags)
+    this.onRq[p] = 1
+    this.nrRunning[cpu]++
+  }
+
+  /**
+   * deactivate_task(): dequeue from cpu. Returns false when a fair task stays queued as
+   * sched_delayed.
+   */
+  deactivateTask(cpu: number, p: number, flags: number): boolean {
+    if (this.isFair(p)) {
+      if (!dequeueTaskFair(this, cpu, p, flags)) return false
+    } else {
+      this.rt.dequeue(cpu, p)
+      this.onRq[p] = 0
+    }
+    this.nrRunning[cpu]--
+    return true
+  }
+
+  /** A picked entity turned out to be sched_delayed: finish its dequeue (pick_next_entity). */
+  delayedPicked(cpu: number, se: number): void {
+    this.nrDelayedPicked++
+    if (this.onDelayedPick) this.onDelayedPick(cpu, se, avgVruntime(this, cpu) - this.vruntime[se])
+    this.finishDelayedDequeue(cpu, se)
+  }
+
+  /** Finish a delayed dequeue (picked while delayed, or woken with a full dequeue). */
+  finishDelayedDequeue(cpu: number, se: number): void {
+    dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
+    refreshRqMinSlice(this, cpu)
+    this.nrRunning[cpu]--
+  }
+
+  /** set_task_cpu(): move a task that is not queued to another CPU. */
+  setTaskCpu(p: number, cpu: number): void {
+    const old = this.taskCpu[p]
+    if (old === cpu) return
+    if (old >= 0) {
+      this.nrMigrations[p]++
+      this.migrations++
+      // migrate_task_rq_fair: the task is cache cold on its new CPU
+      if (this.isFair(p)) this.execStart[p] = 0
+    }
+    this.taskCpu[p] = cpu
+  }
+
+  /**
+   * Move a queued (not running) task to another CPU: the load balancer's detach/attach and
+   * RT push/pull. Includes the wakeup-preemption check on the destination.
+   */
+  moveQueuedTask(p: number, dst: number): void {
+    const src = this.taskCpu[p]
+    if (src === dst) return
+    if (this.curr[src] === p) throw new KernelInvariantError(`cannot move running task ${p}`)
+    if (this.isFair(p)) {
+      this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
+    } else {
+      this.rt.dequeue(src, p)
+      this.onRq[p] = 0
+      this.nrRunning[src]--
+    }
+    this.setTaskCpu(p, dst)
+    this.activateTask(dst, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
+    this.wakeupPreempt(dst, p, 0)
+  }
+
+  // =============================================================================================
+  // Rescheduling
+  // =============================================================================================
+
+  /** resched_curr(): reschedule cpu now (locally) or by IPI. */
+  reschedCurr(cpu: number): void {
+    if (this.needResched[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) {
+      if (cpu === this.thisCpu) this.markLocal(cpu)
+      return
+    }
+    this.needResched[cpu] = 1
+    if (cpu === this.thisCpu) this.markLocal(cpu)
+    else this.sendIpi(cpu)
+  }
+
+  /** resched_curr_lazy(): with PREEMPT_LAZY, a fair reschedule waits for the tick. */
+  reschedCurrLazy(cpu: number): void {
+    if (this.cfg.preemptLazy && this.curr[cpu] !== NIL) {
+      this.needReschedLazy[cpu] = 1
+      return
+    }
+    this.reschedCurr(cpu)
+  }
+
+  private markLocal(cpu: number): void {
+    if (this.localReschedMark[cpu] !== 0) return
+    this.localReschedMark[cpu] = 1
+    this.localResched[this.localReschedN++] = cpu
+  }
+
+  private sendIpi(cpu: number): void {
+    if (this.ipiPending[cpu] !== 0) return
+    this.ipiPending[cpu] = 1
+    this.eq.push(this.now + this.cfg.costs.ipiNs, EV_IPI, cpu, 0)
+  }
+
+  /** Wake a CPU out of its idle state: returns the time it can execute code again. */
+  private exitIdle(cpu: number): number {
+    if (this.mode[cpu] === CPU_IDLE) {
+      const idleFor = this.now - this.idleStart[cpu]
+      this.noteIdleDuration(cpu, idleFor)
+      const st = this.idleStates[cpu][this.idleState[cpu]]
+      this.mode[cpu] = CPU_AWAKE_IDLE
+      this.wakeDoneAt[cpu] = this.now + Math.round(st.exitLatencyUs * 1000)
+      this.nrIdleExits++
+    }
+    return this.wakeDoneAt[cpu] > this.now ? this.wakeDoneAt[cpu] : this.now
+  }
+
+  private noteIdleDuration(cpu: number, idleFor: number): void {
+    // cpuidle-governor-like prediction, and rq->avg_idle (update_avg: 1/8 EWMA, capped)
+    this.idlePredictNs[cpu] += (idleFor - this.idlePredictNs[cpu]) / 8
+    const cap = 2 * this.maxIdleBalanceCost(cpu)
+    let a = this.avgIdle[cpu] + (idleFor - this.avgIdle[cpu]) / 8
+    if (a > cap) a = cap
+    this.avgIdle[cpu] = a
+  }
+
+  /** max_idle_balance_cost (set by the balancer; migration cost until then). */
+  maxIdleBalanceCost(_cpu: number): number {
+    return this.cfg.migrationCostNs
+  }
+
+  private enterIdle(cpu: number): void {
+    this.mode[cpu] = CPU_IDLE
+    this.idleStart[cpu] = this.now
+    this.idleEnterTs[cpu] = this.now
+    const states = this.idleStates[cpu]
+    const predicted = this.idlePredictNs[cpu]
+    let s = 0
+    for (let i = states.length - 1; i > 0; i--) {
+      if (states[i].targetResidencyUs * 1000 <= predicted) {
+        s = i
+        break
+      }
+    }
+    this.idleState[cpu] = s
+    this.tickGen[cpu]++
+    this.tickArmed[cpu] = 0
+    this.hrtickGen[cpu]++
+  }
+
+  /** Charge modeled CPU work (scheduler overhead) to cpu: stalls its current task. */
+  chargeCpu(cpu: number, workNs: number): void {
+    if (workNs <= 0) return
+    const dt = Math.ceil(workNs / this.cpuRate[cpu])
+    this.sysNs[cpu] += dt
+    if (this.curr[cpu] !== NIL) {
+      if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+      this.segStart[cpu] += dt
+      this.pendingStall[cpu] += dt
+    }
+  }
+
+  /** Change a CPU's execution rate (frequency), keeping the running action's progress. */
+  setCpuRate(cpu: number, rate: number): void {
+    if (rate === this.cpuRate[cpu]) return
+    const t = this.curr[cpu]
+    if (t !== NIL && this.action[t] === ACT_RUN) {
+      this.accountProgress(cpu, t)
+      this.cpuRate[cpu] = rate
+      this.armRunDone(cpu, t)
+      return
+    }
+    this.cpuRate[cpu] = rate
+  }
+
+  // =============================================================================================
+  // __schedule()
+  // =============================================================================================
+
+  /** __schedule() on cpu: pick the next task by class and switch to it. */
+  schedule(cpu: number): void {
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    const prev = this.curr[cpu]
+    const next = this.pickNextTask(cpu, prev)
+    // as __schedule(): the flag is cleared after the pick, so reschedules raised while picking
+    // (update_curr finding the slice over) do not trigger another round
+    this.needResched[cpu] = 0
+    this.needReschedLazy[cpu] = 0
+    if (next === prev) {
+      this.thisCpu = prevThis
+      return
+    }
+    if (prev !== NIL) this.switchOut(cpu, prev)
+    this.curr[cpu] = next
+    if (next === NIL) {
+      if (this.mode[cpu] === CPU_BUSY) this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
+      this.enterIdle(cpu)
+    } else {
+      if (this.mode[cpu] !== CPU_BUSY) {
+        this.mode[cpu] = CPU_BUSY
+        this.lastBusyStart[cpu] = this.now
+        this.startTick(cpu)
+      }
+      this.switchIn(cpu, next)
+    }
+    if (this.rt.hasPushable(cpu)) this.rt.pushRtTasks(cpu)
+    this.thisCpu = prevThis
+  }
+
+  /** pick_next_task(): RT first, then fair (newidle balance when empty), then idle. */
+  private pickNextTask(cpu: number, prev: number): number {
+    // balance_rt(): an RT prev that left lowers this CPU's priority: pull higher RT work
+    if (prev !== NIL && !this.isFair(prev) && this.onRq[prev] === 0) this.rt.pullRtTask(cpu, this.rtPrio[prev])
+    const fs = this.fairServer
+    for (let guard = 0; guard < 1000; guard++) {
+      if (this.rt.nrRunning[cpu] > 0 && !(fs !== null && fs.boosted(cpu) && this.cfsNrRunnable[cpu] > 0)) {
+        const next = this.rt.pickTask(cpu)
+        this.putPrevSetNext(cpu, prev, next)
+        return next
+      }
+      if (this.cfsNrQueued[cpu] > 0) {
+        const cfsPrev = this.cfsCurr[cpu]
+        if (cfsPrev !== NIL && this.onRq[cfsPrev] !== 0) updateCurr(this, cpu)
+        const se = pickNextEntity(this, cpu, true)
+        if (se === NIL) continue // a delayed entity finished its dequeue; pick again
+        this.putPrevSetNext(cpu, prev, se)
+        return se
+      }
+      // nothing runnable: sched_balance_newidle()
+      if (this.placement.newidleBalance(cpu) && this.nrRunning[cpu] > 0) continue
+      this.putPrevSetNext(cpu, prev, NIL)
+      return NIL
+    }
+    throw new KernelInvariantError(`pick_next_task made no progress on CPU ${cpu}`)
+  }
+
+  /** put_prev_set_next_task() */
+  private putPrevSetNext(cpu: number, prev: number, next: number): void {
+    if (prev === next) return
+    if (prev !== NIL) {
+      if (this.isFair(prev)) {
+        if (this.cfsCurr[cpu] === prev) putPrevEntity(this, cpu, prev)
+      } else {
+        this.rt.putPrev(cpu, prev)
+      }
+    }
+    if (next !== NIL) {
+      if (this.isFair(next)) setNextEntity(this, cpu, next, true)
+      else this.rt.setNext(cpu, next)
+    }
+  }
+
+  private accountProgress(cpu: number, t: number): void {
+    const a = this.action[t]
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL) return
+    const ran = this.now - this.segStart[cpu]
+    if (ran > 0) {
+      const done = a === ACT_RUN ? ran * this.cpuRate[cpu] : ran
+      this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
+      this.segStart[cpu] = this.now
+    }
+  }
+
+  private switchOut(cpu: number, prev: number): void {
+    this.accountProgress(cpu, prev)
+    this.runDoneGen[cpu]++
+    this.pendingStall[cpu] = 0
+    if (this.state[prev] === TASK_RUNNING) this.nrInvoluntarySwitches++
+  }
+
+  private switchIn(cpu: number, next: number): void {
+    this.contextSwitches++
+    this.nrSwitches[next]++
+    const sw = Math.ceil(this.cfg.costs.contextSwitchWorkNs / this.cpuRate[cpu])
+    this.sysNs[cpu] += sw
+    const start = this.now + sw
+    this.segStart[cpu] = start
+    this.pendingStall[cpu] = 0
+    if (this.wakeTs[next] >= 0) {
+      if (this.attrs[next].recordLatency) this.latency[next].record(start - this.wakeTs[next])
+      this.wakeTs[next] = -1
+    }
+    this.armRunDone(cpu, next)
+  }
+
+  private armRunDone(cpu: number, t: number): void {
+    const gen = ++this.runDoneGen[cpu]
+    const start = this.segStart[cpu] > this.now ? this.segStart[cpu] : this.now
+    const a = this.action[t]
+    let dur = 0
+    if (a === ACT_RUN) dur = Math.ceil(this.remaining[t] / this.cpuRate[cpu])
+    else if (a === ACT_RUN_WALL) dur = Math.ceil(this.remaining[t])
+    this.eq.push(start + dur, EV_RUN_DONE, cpu, gen)
+  }
+
+  // =============================================================================================
+  // Wakeups
+  // =============================================================================================
+
+  /**
+   * try_to_wake_up(): make a sleeping task runnable. `latencyFrom` is the instant the
+   * scheduling latency is measured from (timer expiry, or now for a wakeup by a task).
+   */
+  tryToWakeUp(p: number, wakeFlags: number, latencyFrom: number): boolean {
+    if (this.state[p] !== TASK_SLEEPING) return false
+    this.timerGen[p]++
+    this.state[p] = TASK_RUNNING
+    this.wakeTs[p] = latencyFrom
+    this.nrWakeups[p]++
+    this.wakeups++
+    const waker = this.stepping
+    if (waker !== NIL) this.recordWakee(waker, p)
+    let cpu = this.taskCpu[p]
+    if (this.onRq[p] !== 0) {
+      // ttwu_runnable(): still queued as sched_delayed
+      this.nrDelayedWoken++
+      if (this.cfg.prof < P_6_17) {
+        enqueueTaskFair(this, cpu, p, ENQUEUE_DELAYED)
+        this.wakeupPreempt(cpu, p, wakeFlags)
+        return true
+      }
+      this.finishDelayedDequeue(cpu, p)
+      this.onRq[p] = 0
+    }
+    wakeFlags |= WF_TTWU
+    const target = this.isFair(p)
+      ? this.placement.selectTaskRq(p, cpu, wakeFlags, this.thisCpu)
+      : this.rt.selectTaskRq(p, cpu, this.thisCpu)
+    let enqFlags = ENQUEUE_WAKEUP
+    if (target !== cpu) {
+      wakeFlags |= WF_MIGRATED
+      enqFlags |= ENQUEUE_MIGRATED
+      this.setTaskCpu(p, target)
+      cpu = target
+    }
+    this.activateTask(cpu, p, enqFlags)
+    this.wakeupPreempt(cpu, p, wakeFlags)
+    if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
+    return true
+  }
+
+  /** record_wakee(): wakee flips feed wake_wide(). */
+  private recordWakee(waker: number, wakee: number): void {
+    if (this.now > this.wakeeFlipDecayTs[waker] + 1e9) {
+      this.wakeeFlips[waker] >>= 1
+      this.wakeeFlipDecayTs[waker] = this.now
+    }
+    if (this.lastWakee[waker] !== wakee) {
+      this.lastWakee[waker] = wakee
+      this.wakeeFlips[waker]++
+    }
+  }
+
+  /** wakeup_preempt(): class precedence first, then the class's own rule. */
+  wakeupPreempt(cpu: number, p: number, wakeFlags: number): void {
+    const curr = this.curr[cpu]
+    if (curr === NIL) {
+      if (this.mode[cpu] !== CPU_BUSY) this.reschedCurr(cpu)
+      return
+    }
+    const pRt = !this.isFair(p)
+    const cRt = !this.isFair(curr)
+    if (pRt && !cRt) {
+      this.reschedCurr(cpu)
+    } else if (pRt && cRt) {
+      if (this.rtPrio[p] > this.rtPrio[curr]) this.reschedCurr(cpu)
+    } else if (!pRt && !cRt) {
+      checkPreemptWakeupFair(this, cpu, p, wakeFlags)
+    }
+  }
+
+  /** wake_up_new_task(): first enqueue of a forked task. */
+  private wakeUpNewTask(p: number, parentCpu: number, startCpu: number): void {
+    this.state[p] = TASK_RUNNING
+    this.vlag[p] = 0
+    this.vruntime[p] = 0
+    this.action[p] = ACT_NONE
+    let cpu: number
+    if (startCpu >= 0 && this.cpuAllowed(p, startCpu)) cpu = startCpu
+    else if (this.isFair(p)) cpu = this.placement.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK, parentCpu)
+    else cpu = this.rt.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, parentCpu)
+    this.taskCpu[p] = cpu
+    this.activateTask(cpu, p, ENQUEUE_INITIAL)
+    this.wakeupPreempt(cpu, p, WF_FORK)
+    if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
+  }
+
+  // =============================================================================================
+  // Timers, tick
+  // =============================================================================================
+
+  private startTick(cpu: number): void {
+    if (this.tickArmed[cpu] !== 0) return
+    this.tickArmed[cpu] = 1
+    const tick = this.cfg.tickNs
+    const next = (Math.floor(this.now / tick) + 1) * tick
+    this.eq.push(next, EV_TICK, cpu, ++this.tickGen[cpu])
+  }
+
+  /** sched_tick() */
+  private schedulerTick(cpu: number): void {
+    const curr = this.curr[cpu]
+    if (curr !== NIL) {
+      if (this.isFair(curr)) taskTickFair(this, cpu, false)
+      else this.rt.taskTick(cpu, curr)
+    }
+    if (this.needReschedLazy[cpu] !== 0) this.reschedCurr(cpu)
+    this.placement.tick(cpu)
+  }
+
+  armHrtick(cpu: number, at: number): void {
+    this.eq.push(at, EV_HRTICK, cpu, ++this.hrtickGen[cpu])
+  }
+
+  armFairServer(cpu: number, at: number, gen: number): void {
+    this.eq.push(at, EV_FAIR_SERVER, cpu, gen)
+  }
+
+  /** Queue work on cpu's stopper: it preempts whatever runs there (after an IPI if remote). */
+  queueStopWork(cpu: number, work: StopWork): boolean {
+    if (this.stopWork[cpu] !== null) return false
+    this.stopWork[cpu] = work
+    this.eq.push(cpu === this.thisCpu ? this.now : this.now + this.cfg.costs.ipiNs, EV_STOPPER, cpu, 0)
+    return true
+  }
+
+  /** Run `fn` at time `at` in no CPU's context (workload timers, instrumentation). */
+  at(at: number, fn: () => void): void {
+    let slot = this.freeCallbacks.pop()
+    if (slot === undefined) {
+      slot = this.callbacks.length
+      this.callbacks.push(fn)
+    } else {
+      this.callbacks[slot] = fn
+    }
+    this.eq.push(Math.max(at, this.now), EV_CALLBACK, slot, 0)
+  }
+
+  // =============================================================================================
+  // Task programs (TaskContext)
+  // =============================================================================================
+
+  cpuOf(task: number): number {
+    return this.taskCpu[task]
+  }
+
+  private terminal(task: number, act: number, arg: number): void {
+    if (task !== this.stepping) throw new KernelInvariantError(`task ${this.attrs[task]?.name} acted outside its step`)
+    if (this.stepAction !== ACT_NONE) throw new KernelInvariantError(`task ${this.attrs[task].name} chose two actions in one step`)
+    this.stepAction = act
+    this.stepArg = arg
+  }
+
+  run(task: number, workNs: number): void { this.terminal(task, ACT_RUN, workNs) }
+  runFor(task: number, wallNs: number): void { this.terminal(task, ACT_RUN_WALL, wallNs) }
+  sleepUntil(task: number, absNs: number): void { this.terminal(task, ACT_SLEEP, absNs) }
+  sleepFor(task: number, ns: number): void { this.terminal(task, ACT_SLEEP, this.now + ns) }
+  block(task: number): void { this.terminal(task, ACT_BLOCK, 0) }
+  yieldTask(task: number): void { this.terminal(task, ACT_YIELD, 0) }
+  exit(task: number): void { this.terminal(task, ACT_EXIT, 0) }
+
+  wake(target: number, flags: number): boolean {
+    return this.tryToWakeUp(target, flags, this.now)
+  }
+
+  fork(attrs: TaskAttrs, program: TaskProgram): number {
+    const t = this.allocTask(attrs, program)
+    const parentCpu = this.thisCpu
+    this.wakeUpNewTask(t, parentCpu, -1)
+    return t
+  }
+
+  setAttrs(task: number, change: Partial<Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>>): void {
+    const a = this.attrs[task]
+    const next = { ...a, ...change }
+    const classChange = isRtPolicy(next.policy) !== isRtPolicy(a.policy)
+    const cpu = this.taskCpu[task]
+    const queued = this.onRq[task] !== 0 && cpu >= 0
+    const running = queued && this.curr[cpu] === task
+    if (classChange || (isRtPolicy(next.policy) && next.rtPriority !== a.rtPriority)) {
+      // __sched_setscheduler(): dequeue, change, enqueue
+      if (queued) {
+        if (running) this.putPrevSetNext(cpu, task, NIL)
+        this.deactivateTask(cpu, task, DEQUEUE_SAVE)
+      }
+      this.attrs[task] = next
+      this.applyAttrs(task, next)
+      if (queued) {
+        this.activateTask(cpu, task, ENQUEUE_RESTORE)
+        if (running) this.putPrevSetNext(cpu, NIL, task)
+        this.reschedCurr(cpu)
+      }
+      return
+    }
+    this.attrs[task] = next
+    const newWeight = next.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(next.nice)
+    if (this.isFair(task) && cpu >= 0) reweightTask(this, cpu, task, newWeight)
+    else this.weight[task] = newWeight
+    this.policy[task] = next.policy
+    if (next.sliceNs > 0) {
+      this.slice[task] = Math.max(100_000, Math.min(100_000_000, Math.round(next.sliceNs)))
+      this.customSlice[task] = 1
+    } else if (this.customSlice[task] !== 0) {
+      this.customSlice[task] = 0
+      this.slice[task] = this.cfg.baseSliceNs
+    }
+    if (queued) refreshRqMinSlice(this, cpu)
+    this.uclampMin[task] = Math.max(0, Math.min(1024, next.uclampMin))
+    this.uclampMax[task] = Math.max(0, Math.min(1024, next.uclampMax))
+  }
+
+  setAffinity(task: number, cpus: readonly number[] | null): void {
+    this.attrs[task] = { ...this.attrs[task], cpus }
+    this.setAffinityMask(task, cpus)
+    const cpu = this.taskCpu[task]
+    if (cpu < 0 || this.cpuAllowed(task, cpu)) return
+    // __set_cpus_allowed_ptr(): a running task is moved by its CPU's stopper; a queued one directly
+    if (this.curr[cpu] === task) {
+      this.queueStopWork(cpu, {
+        run: (k, c) => {
+          if (k.curr[c] !== NIL || k.taskCpu[task] !== c || k.state[task] !== TASK_RUNNING || k.cpuAllowed(task, c)) return
+          const dst = k.isFair(task) ? k.placement.selectTaskRq(task, c, 0, c) : k.rt.selectTaskRq(task, c, c)
+          k.moveQueuedTask(task, dst)
+        }
+      })
+    } else if (this.onRq[task] !== 0 && this.state[task] === TASK_RUNNING) {
+      const dst = this.isFair(task) ? this.placement.selectTaskRq(task, cpu, 0, this.thisCpu) : this.rt.selectTaskRq(task, cpu, this.thisCpu)
+      this.moveQueuedTask(task, dst)
+    }
+  }
+
+  random(): number {
+    return this.rng.next()
+  }
+
+  isSleeping(task: number): boolean {
+    return this.state[task] === TASK_SLEEPING
+  }
+
+  /** Call the task's program until it chooses an action that takes time. */
+  private runProgram(cpu: number, t: number): void {
+    if (this.stepGuardAt[t] !== this.now) {
+      this.stepGuardAt[t] = this.now
+      this.stepGuard[t] = 0
+    }
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    for (;;) {
+      if (++this.stepGuard[t] > 100_000) {
+        throw new KernelInvariantError(`task ${this.attrs[t].name} makes no progress at ${this.now} ns (its program never waits or runs)`)
+      }
+      this.stepping = t
+      this.stepAction = ACT_NONE
+      this.programs[t].step(t, this)
+      this.stepping = NIL
+      const act = this.stepAction
+      const arg = this.stepArg
+      if (act === ACT_NONE) throw new KernelInvariantError(`task ${this.attrs[t].name}: step() chose no action`)
+      if (act === ACT_RUN || act === ACT_RUN_WALL) {
+        if (!(arg > 0)) continue
+        this.action[t] = act
+        this.remaining[t] = arg
+        if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+        this.armRunDone(cpu, t)
+        break
+      }
+      if (act === ACT_SLEEP) {
+        if (arg <= this.now) continue // clock_nanosleep on an expired time returns at once
+        this.action[t] = ACT_NONE
+        this.timerAt[t] = arg
+        this.timerCpu[t] = cpu
+        this.state[t] = TASK_SLEEPING
+        this.eq.push(arg, EV_TIMER, t, ++this.timerGen[t])
+        this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
+        this.schedule(cpu)
+        break
+      }
+      if (act === ACT_BLOCK) {
+        this.action[t] = ACT_NONE
+        this.state[t] = TASK_SLEEPING
+        this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
+        this.schedule(cpu)
+        break
+      }
+      if (act === ACT_YIELD) {
+        this.action[t] = ACT_RUN
+        this.remaining[t] = 0
+        if (this.isFair(t)) yieldTaskFair(this, cpu, t)
+        else this.rt.yieldTask(cpu, t)
+        this.armRunDone(cpu, t)
+        this.schedule(cpu)
+        break
+      }
+      // ACT_EXIT
+      this.action[t] = ACT_NONE
+      this.state[t] = TASK_DEAD
+      this.deactivateTask(cpu, t, DEQUEUE_SLEEP | DEQUEUE_SPECIAL)
+      this.liveTasks--
+      this.programs[t].exited?.(t, this)
+      if (this.onTaskExit) this.onTaskExit(t)
+      this.schedule(cpu)
+      break
+    }
+    this.thisCpu = prevThis
+  }
+
+  // =============================================================================================
+  // Event loop
+  // =============================================================================================
+
+  /**
+   * Run until `endNs`, or until `stop()` says so (checked every few thousand events).
+   * Returns the simulated end time.
+   */
+  runUntil(endNs: number, stop: (() => boolean) | null = null, progress: ((now: number) => void) | null = null): number {
+    const eq = this.eq
+    let sinceCheck = 0
+    while (eq.size > 0) {
+      if (eq.peekTime() > endNs) break
+      eq.pop()
+      const t = eq.popTime
+      const kind = eq.popKind
+      const target = eq.popTarget
+      const gen = eq.popGen
+      if (!this.isLive(kind, target, gen)) continue
+      this.now = t
+      this.events++
+      this.dispatch(kind, target, gen)
+      if (this.localReschedN > 0) this.drainLocalResched()
+      if (this.cfg.debug) this.checkInvariants()
+      if (++sinceCheck >= 4096) {
+        sinceCheck = 0
+        if (progress) progress(this.now)
+        if (stop && stop()) break
+      }
+    }
+    if (eq.size === 0 || eq.peekTime() > endNs) this.now = Math.max(this.now, endNs)
+    this.finish()
+    return this.now
+  }
+
+  /** Stale events (cancelled by a generation bump) are dropped without counting. */
+  private isLive(kind: number, target: number, gen: number): boolean {
+    switch (kind) {
+      case EV_RUN_DONE: return gen === this.runDoneGen[target]
+      case EV_TICK: return gen === this.tickGen[target]
+      case EV_HRTICK: return gen === this.hrtickGen[target]
+      case EV_FAIR_SERVER: return this.fairServer !== null && gen === this.fairServer.gen[target]
+      case EV_TIMER:
+      case EV_TIMER_IRQ: return gen === this.timerGen[target]
+      default: return true
+    }
+  }
+
+  private dispatch(kind: number, target: number, gen: number): void {
+    switch (kind) {
+      case EV_RUN_DONE: this.onRunDone(target); break
+      case EV_TICK: this.onTick(target); break
+      case EV_TIMER: this.onTimer(target, gen); break
+      case EV_TIMER_IRQ: this.onTimerIrq(target); break
+      case EV_IPI: this.onIpi(target); break
+      case EV_IDLE_EXIT: this.onIdleExit(target); break
+      case EV_HRTICK: this.onHrtick(target); break
+      case EV_FORK: this.onFork(target); break
+      case EV_STOPPER: this.onStopper(target); break
+      case EV_CALLBACK: this.onCallback(target); break
+      case EV_FAIR_SERVER: this.onFairServer(target); break
+    }
+  }
+
+  private drainLocalResched(): void {
+    // schedule() may mark CPUs again (a pull or push preempting there): pop until empty
+    while (this.localReschedN > 0) {
+      const cpu = this.localResched[--this.localReschedN]
+      this.localReschedMark[cpu] = 0
+      if (this.needResched[cpu] !== 0 && this.mode[cpu] !== CPU_IDLE) this.schedule(cpu)
+    }
+  }
+
+  private onRunDone(cpu: number): void {
+    const t = this.curr[cpu]
+    if (t === NIL) return
+    if (this.pendingStall[cpu] > 0) {
+      const stall = this.pendingStall[cpu]
+      this.pendingStall[cpu] = 0
+      this.eq.push(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu])
+      return
+    }
+    this.remaining[t] = 0
+    this.action[t] = ACT_NONE
+    this.segStart[cpu] = this.now
+    this.runProgram(cpu, t)
+  }
+
+  private onTick(cpu: number): void {
+    if (this.mode[cpu] !== CPU_BUSY) {
+      this.tickArmed[cpu] = 0
+      return
+    }
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    this.schedulerTick(cpu)
+    this.thisCpu = prevThis
+    this.eq.push(this.now + this.cfg.tickNs, EV_TICK, cpu, ++this.tickGen[cpu])
+  }
+
+  private onHrtick(cpu: number): void {
+    const curr = this.curr[cpu]
+    if (curr === NIL || !this.isFair(curr)) return
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    taskTickFair(this, cpu, true)
+    this.thisCpu = prevThis
+  }
+
+  /** An hrtimer expires on the CPU it was armed on: the interrupt first needs that CPU awake. */
+  private onTimer(task: number, gen: number): void {
+    const cpu = this.timerCpu[task]
+    const irq = Math.ceil(this.cfg.costs.timerIrqWorkNs / this.cpuRate[cpu])
+    let handleAt: number
+    if (this.mode[cpu] === CPU_BUSY) {
+      this.chargeCpu(cpu, this.cfg.costs.timerIrqWorkNs)
+      handleAt = this.now + irq
+    } else {
+      handleAt = this.exitIdle(cpu) + irq
+      this.sysNs[cpu] += irq
+      if (handleAt > this.wakeDoneAt[cpu]) this.wakeDoneAt[cpu] = handleAt
+    }
+    if (handleAt <= this.now) this.onTimerIrq(task)
+    else this.eq.push(handleAt, EV_TIMER_IRQ, task, gen)
+  }
+
+  private onTimerIrq(task: number): void {
+    const cpu = this.timerCpu[task]
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    this.tryToWakeUp(task, 0, this.timerAt[task])
+    this.thisCpu = prevThis
+    if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now) this.afterIdleIrq(cpu)
+  }
+
+  /** Idle CPU finished its interrupt: run what was queued, or go back to idle. */
+  private afterIdleIrq(cpu: number): void {
+    if (this.mode[cpu] !== CPU_AWAKE_IDLE) return
+    if (this.nrRunning[cpu] > 0 || this.needResched[cpu] !== 0) this.schedule(cpu)
+    else this.enterIdle(cpu)
+  }
+
+  private onIpi(cpu: number): void {
+    this.ipiPending[cpu] = 0
+    if (this.mode[cpu] === CPU_BUSY) {
+      if (this.needResched[cpu] !== 0) this.schedule(cpu)
+      return
+    }
+    const ready = this.exitIdle(cpu)
+    if (ready > this.now) this.eq.push(ready, EV_IDLE_EXIT, cpu, 0)
+    else this.afterIdleIrq(cpu)
+  }
+
+  private onIdleExit(cpu: number): void {
+    if (this.mode[cpu] !== CPU_AWAKE_IDLE) return
+    if (this.wakeDoneAt[cpu] > this.now) {
+      this.eq.push(this.wakeDoneAt[cpu], EV_IDLE_EXIT, cpu, 0)
+      return
+    }
+    this.afterIdleIrq(cpu)
+  }
+
+  private onFork(task: number): void {
+    const startCpu = this.timerCpu[task]
+    this.wakeUpNewTask(task, -1, startCpu)
+  }
+
+  private onStopper(cpu: number): void {
+    const work = this.stopWork[cpu]
+    this.stopWork[cpu] = null
+    if (!work) return
+    // the stopper task preempts whatever runs: put the current task back, run the work
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    if (this.mode[cpu] !== CPU_BUSY) this.exitIdle(cpu)
+    const prev = this.curr[cpu]
+    if (prev !== NIL) {
+      this.switchOut(cpu, prev)
+      this.putPrevSetNext(cpu, prev, NIL)
+      this.curr[cpu] = NIL
+      this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
+      this.mode[cpu] = CPU_AWAKE_IDLE
+    }
+    this.nrStopperRuns++
+    work.run(this, cpu)
+    this.needResched[cpu] = 1
+    this.schedule(cpu)
+    this.thisCpu = prevThis
+  }
+
+  private onFairServer(cpu: number): void {
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    this.fairServer!.timer(cpu)
+    this.thisCpu = prevThis
+  }
+
+  private onCallback(i: number): void {
+    const fn = this.callbacks[i]
+    this.callbacks[i] = noop
+    this.freeCallbacks.push(i)
+    fn()
+  }
+
+  /** Close the books at the end of the run: charge running tasks, busy time, counters. */
+  private finish(): void {
+    const c = this.counters
+    c.involuntarySwitches = this.nrInvoluntarySwitches
+    c.idleExits = this.nrIdleExits
+    c.stopperRuns = this.nrStopperRuns
+    if (this.fairServer) c.fairServerBoosts = this.fairServer.nrBoosts
+    c.delayedDequeues = this.nrDelayed
+    c.delayedDequeuesPicked = this.nrDelayedPicked
+    c.delayedDequeuesWoken = this.nrDelayedWoken
+    for (let cpu = 0; cpu < this.ncpus; cpu++) {
+      const t = this.curr[cpu]
+      if (t !== NIL) {
+        if (this.isFair(t)) updateCurr(this, cpu)
+        else this.rt.updateCurr(cpu)
+      }
+      if (this.mode[cpu] === CPU_BUSY) {
+        this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
+        this.lastBusyStart[cpu] = this.now
+      }
+    }
+  }
+
+  get allExited(): boolean {
+    return this.liveTasks === 0
+  }
+
+  // =============================================================================================
+  // Debug invariants (turned on by tests)
+  // =============================================================================================
+
+  /**
+   * Every queued entity's lag is within the kernel's clamp (from 6.17, whose clamp follows the
+   * queue's max slice; before, a short-slice entity waiting behind a long slice really does
+   * exceed its own 2*slice clamp, which is why the kernel changed it), stored lags are within
+   * their clamp, the incremental avg_vruntime sums match a recomputation, and V is the
+   * weighted average of the queued entities' vruntimes.
+   */
+  checkInvariants(): void {
+    for (let cpu = 0; cpu < this.ncpus; cpu++) {
+      const { s, w } = recomputeAvg(this, cpu)
+      if (s !== this.sumWVruntime[cpu] || w !== this.sumWeight[cpu]) {
+        throw new KernelInvariantError(`CPU ${cpu}: avg sums drifted (S ${this.sumWVruntime[cpu]} vs ${s}, W ${this.sumWeight[cpu]} vs ${w})`)
+      }
+      const curr = this.cfsCurr[cpu]
+      const v0 = this.zeroVruntime[cpu]
+      let num = s
+      let den = w
+      let absNum = 0
+      this.tree.forEach(cpu, (n) => { absNum += this.vruntime[n] * this.weight[n] })
+      if (curr !== NIL && this.onRq[curr] !== 0) {
+        num += (this.vruntime[curr] - v0) * this.weight[curr]
+        den += this.weight[curr]
+        absNum += this.vruntime[curr] * this.weight[curr]
+      }
+      if (den === 0) continue
+      const V = v0 + floorDiv(num, den)
+      const mean = absNum / den
+      if (Math.abs(V - mean) > 1 + Math.abs(mean) * 1e-12) {
+        throw new KernelInvariantError(`CPU ${cpu}: V ${V} is not the weighted average ${mean}`)
+      }
+      const liveCheck = this.cfg.prof >= P_6_17
+      const checkLag = (n: number): void => {
+        const L = lagLimit(this, cpu, n)
+        if (liveCheck) {
+          const lag = V - this.vruntime[n]
+          const slack = overrunSlack(this, n)
+          if (lag > L + slack || lag < -L - slack) {
+            throw new KernelInvariantError(`CPU ${cpu}: task ${this.attrs[n].name} lag ${lag} outside +/-${L} (+${slack} for one tick of overrun)`)
+          }
+        }
+        if (Math.abs(this.vlag[n]) > calcDeltaFair(Math.max(this.cfg.tickNs + 100_000_000, 2 * this.slice[n]), this.weight[n])) {
+          throw new KernelInvariantError(`task ${this.attrs[n].name}: stored vlag ${this.vlag[n]} beyond any clamp`)
+        }
+      }
+      this.tree.forEach(cpu, checkLag)
+      if (curr !== NIL && this.onRq[curr] !== 0) checkLag(curr)
+    }
+  }
+}
+
+/** One tick (plus switch costs) of overrun by curr past its deadline, in n's virtual time. */
+function overrunSlack(k: Kernel, n: number): number {
+  return Math.ceil((k.cfg.tickNs + 8 * k.cfg.costs.contextSwitchWorkNs) * 1024 / k.weight[n])
+}
+
+function noop(): void {}
+
+export { SCHED_BATCH, SCHED_RR }

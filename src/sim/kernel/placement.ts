@@ -1,0 +1,46 @@
+/**
+ * The seam between the core and the multi-CPU policies: where a waking or forked task goes,
+ * and load balancing. The core calls only these; select_task_rq_fair, the balancer and EAS
+ * plug in here.
+ */
+import type { Kernel } from './core'
+import { WF_FORK } from './api'
+
+export interface Placement {
+  /** select_task_rq() for a fair task: the CPU it is enqueued on. */
+  selectTaskRq(p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number
+  /**
+   * sched_balance_newidle(): cpu's fair pick found nothing. Pull work if the policy wants to.
+   * Returns true when something was pulled (the core picks again).
+   */
+  newidleBalance(cpu: number): boolean
+  /** Called from every tick on a busy CPU (sched_balance_trigger, misfit, nohz kick). */
+  tick(cpu: number): void
+}
+
+/**
+ * The placement used before load balancing is modeled: wakeups stay on the previous CPU when
+ * allowed, forks go to the allowed CPU with the fewest runnable tasks (lowest id on ties,
+ * the forking CPU first). No balancing.
+ */
+export class SimplePlacement implements Placement {
+  constructor(private k: Kernel) {}
+
+  selectTaskRq(p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number {
+    const k = this.k
+    if (!(wakeFlags & WF_FORK) && prevCpu >= 0 && k.cpuAllowed(p, prevCpu)) return prevCpu
+    let best = -1
+    if (thisCpu >= 0 && k.cpuAllowed(p, thisCpu)) best = thisCpu
+    for (let c = 0; c < k.ncpus; c++) {
+      if (!k.cpuAllowed(p, c)) continue
+      if (best < 0 || k.nrRunning[c] < k.nrRunning[best]) best = c
+    }
+    return best < 0 ? Math.max(0, prevCpu) : best
+  }
+
+  newidleBalance(): boolean {
+    return false
+  }
+
+  tick(): void {}
+}

@@ -1,0 +1,246 @@
+/**
+ * The RT class (kernel/sched/rt.c): SCHED_FIFO and SCHED_RR, 99 priority levels per CPU with
+ * FIFO order inside a level, RR time slices, wakeup placement through cpupri's lowest-priority
+ * CPU, push of waiting RT tasks and pull when a CPU's priority drops.
+ *
+ * Priorities are rt_priority values (1..99, higher runs first), not the kernel's inverted prio.
+ * Not modeled: RT throttling / the fair deadline server (fair tasks can starve under RT hogs),
+ * priority inheritance.
+ */
+import type { Kernel } from './core'
+import { NIL } from './eevdf-tree'
+import { SCHED_RR } from './api'
+
+const LEVELS = 100
+/** cpupri levels below every RT priority: an idle CPU, then one running fair tasks. */
+const CPUPRI_IDLE = -1
+const CPUPRI_NORMAL = 0
+
+export class RtClass {
+  /** rt_rq->rt_nr_running per CPU. */
+  readonly nrRunning: Int32Array
+  /** Highest queued RT priority per CPU (0 = none). */
+  readonly highest: Int32Array
+  private head: Int32Array
+  private tail: Int32Array
+  private count: Int32Array
+  private next: Int32Array
+  private prev: Int32Array
+  private rrLeft: Float64Array
+
+  constructor(private k: Kernel) {
+    const c = k.ncpus
+    this.nrRunning = new Int32Array(c)
+    this.highest = new Int32Array(c)
+    this.head = new Int32Array(c * LEVELS).fill(NIL)
+    this.tail = new Int32Array(c * LEVELS).fill(NIL)
+    this.count = new Int32Array(c * LEVELS)
+    this.next = new Int32Array(k.state.length).fill(NIL)
+    this.prev = new Int32Array(k.state.length).fill(NIL)
+    this.rrLeft = new Float64Array(k.state.length)
+  }
+
+  resize(n: number): void {
+    const g = (a: Int32Array): Int32Array => { const b = new Int32Array(n).fill(NIL); b.set(a); return b }
+    this.next = g(this.next)
+    this.prev = g(this.prev)
+    const r = new Float64Array(n); r.set(this.rrLeft); this.rrLeft = r
+  }
+
+  /** enqueue_task_rt(): tail of its priority list (head when put back after preemption). */
+  enqueue(cpu: number, p: number, _flags: number, atHead = false): void {
+    const prio = this.k.rtPrio[p]
+    const slot = cpu * LEVELS + prio
+    if (atHead && this.head[slot] !== NIL) {
+      const h = this.head[slot]
+      this.next[p] = h
+      this.prev[p] = NIL
+      this.prev[h] = p
+      this.head[slot] = p
+    } else {
+      const t = this.tail[slot]
+      this.prev[p] = t
+      this.next[p] = NIL
+      if (t !== NIL) this.next[t] = p
+      else this.head[slot] = p
+      this.tail[slot] = p
+    }
+    this.count[slot]++
+    this.nrRunning[cpu]++
+    if (prio > this.highest[cpu]) this.highest[cpu] = prio
+    if (this.rrLeft[p] <= 0) this.rrLeft[p] = this.k.cfg.rrTimesliceNs
+  }
+
+  dequeue(cpu: number, p: number): void {
+    const prio = this.k.rtPrio[p]
+    const slot = cpu * LEVELS + prio
+    const pv = this.prev[p]
+    const nx = this.next[p]
+    if (pv !== NIL) this.next[pv] = nx
+    else this.head[slot] = nx
+    if (nx !== NIL) this.prev[nx] = pv
+    else this.tail[slot] = pv
+    this.next[p] = NIL
+    this.prev[p] = NIL
+    this.count[slot]--
+    this.nrRunning[cpu]--
+    if (prio === this.highest[cpu] && this.count[slot] === 0) {
+      let h = prio - 1
+      while (h > 0 && this.count[cpu * LEVELS + h] === 0) h--
+      this.highest[cpu] = h
+    }
+  }
+
+  /** pick_task_rt(): head of the highest non-empty level. */
+  pickTask(cpu: number): number {
+    return this.head[cpu * LEVELS + this.highest[cpu]]
+  }
+
+  setNext(cpu: number, p: number): void {
+    this.k.execStart[p] = this.k.now
+    void cpu
+  }
+
+  putPrev(cpu: number, p: number): void {
+    this.updateCurrTask(p)
+    void cpu
+  }
+
+  /** update_curr_rt() */
+  updateCurr(cpu: number): void {
+    const p = this.k.curr[cpu]
+    if (p !== NIL) this.updateCurrTask(p)
+  }
+
+  private updateCurrTask(p: number): void {
+    const k = this.k
+    const delta = k.now - k.execStart[p]
+    if (delta > 0) {
+      k.sumExec[p] += delta
+      k.execStart[p] = k.now
+    }
+  }
+
+  /** task_tick_rt(): SCHED_RR tasks rotate within their level every rr timeslice. */
+  taskTick(cpu: number, p: number): void {
+    const k = this.k
+    this.updateCurrTask(p)
+    if (k.policy[p] !== SCHED_RR) return
+    this.rrLeft[p] -= k.cfg.tickNs
+    if (this.rrLeft[p] > 0) return
+    this.rrLeft[p] = k.cfg.rrTimesliceNs
+    const slot = cpu * LEVELS + k.rtPrio[p]
+    if (this.head[slot] !== this.tail[slot]) {
+      this.dequeue(cpu, p)
+      this.enqueue(cpu, p, 0)
+      k.reschedCurr(cpu)
+    }
+  }
+
+  yieldTask(cpu: number, p: number): void {
+    this.dequeue(cpu, p)
+    this.enqueue(cpu, p, 0)
+  }
+
+  /** cpupri value of a CPU: its highest queued RT priority, or NORMAL/IDLE. */
+  cpuPrio(cpu: number): number {
+    if (this.nrRunning[cpu] > 0) return this.highest[cpu]
+    return this.k.nrRunning[cpu] > 0 || this.k.curr[cpu] !== NIL ? CPUPRI_NORMAL : CPUPRI_IDLE
+  }
+
+  /**
+   * find_lowest_rq(): among p's allowed CPUs with a priority below p's, the lowest; ties
+   * prefer p's CPU, then this CPU, then the lowest id (topology order).
+   */
+  findLowestRq(p: number, thisCpu: number): number {
+    const k = this.k
+    const prio = k.rtPrio[p]
+    let best = -1
+    let bestPrio = prio
+    const prefer = k.taskCpu[p]
+    for (let c = 0; c < k.ncpus; c++) {
+      if (!k.cpuAllowed(p, c)) continue
+      const cp = this.cpuPrio(c)
+      if (cp >= prio) continue
+      if (cp < bestPrio || (cp === bestPrio && (c === prefer || (c === thisCpu && best !== prefer)))) {
+        best = c
+        bestPrio = cp
+      }
+    }
+    return best
+  }
+
+  /** select_task_rq_rt() */
+  selectTaskRq(p: number, prevCpu: number, thisCpu: number): number {
+    const k = this.k
+    let cpu = prevCpu >= 0 ? prevCpu : 0
+    const curr = k.curr[cpu]
+    const blocked = curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])
+    if (blocked || !k.cpuAllowed(p, cpu)) {
+      const target = this.findLowestRq(p, thisCpu)
+      if (target >= 0) cpu = target
+      else if (!k.cpuAllowed(p, cpu)) cpu = firstAllowed(k, p)
+    }
+    return cpu
+  }
+
+  /** Waiting (not running) RT tasks that may run elsewhere. */
+  hasPushable(cpu: number): boolean {
+    return this.nrRunning[cpu] > 1 || (this.nrRunning[cpu] === 1 && this.k.curr[cpu] !== this.pickTask(cpu))
+  }
+
+  /** The highest-priority queued RT task of cpu that is not running and may migrate. */
+  private pickPushable(cpu: number, minPrio: number): number {
+    const k = this.k
+    for (let prio = this.highest[cpu]; prio > minPrio; prio--) {
+      for (let t = this.head[cpu * LEVELS + prio]; t !== NIL; t = this.next[t]) {
+        if (t !== k.curr[cpu] && k.nrCpusAllowed[t] > 1) return t
+      }
+    }
+    return NIL
+  }
+
+  /** push_rt_tasks(): move waiting RT tasks to CPUs running something of lower priority. */
+  pushRtTasks(cpu: number): void {
+    const k = this.k
+    for (let guard = 0; guard < k.ncpus; guard++) {
+      const p = this.pickPushable(cpu, 0)
+      if (p === NIL) return
+      const curr = k.curr[cpu]
+      if (curr !== NIL && !k.isFair(curr) && k.rtPrio[p] > k.rtPrio[curr]) {
+        k.reschedCurr(cpu)
+        return
+      }
+      const target = this.findLowestRq(p, cpu)
+      if (target < 0 || target === cpu) return
+      k.counters.rtPush = (k.counters.rtPush ?? 0) + 1
+      k.moveQueuedTask(p, target)
+    }
+  }
+
+  /** pull_rt_task(): this CPU's priority dropped; take higher RT work waiting elsewhere. */
+  pullRtTask(cpu: number, _prevPrio: number): void {
+    const k = this.k
+    for (let src = 0; src < k.ncpus; src++) {
+      if (src === cpu || this.nrRunning[src] < 2) continue
+      const p = this.pickPushable(src, this.highest[cpu])
+      if (p === NIL || !k.cpuAllowed(p, cpu)) continue
+      if (k.rtPrio[p] <= this.highest[cpu]) continue
+      k.counters.rtPull = (k.counters.rtPull ?? 0) + 1
+      k.moveQueuedTask(p, cpu)
+    }
+  }
+
+  /** task_woken_rt(): a woken RT task that will not run soon is pushed away. */
+  taskWoken(cpu: number, p: number): void {
+    const k = this.k
+    const curr = k.curr[cpu]
+    if (curr === p || k.needResched[cpu] !== 0 || k.nrCpusAllowed[p] < 2) return
+    if (curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])) this.pushRtTasks(cpu)
+  }
+}
+
+function firstAllowed(k: Kernel, p: number): number {
+  for (let c = 0; c < k.ncpus; c++) if (k.cpuAllowed(p, c)) return c
+  return 0
+}

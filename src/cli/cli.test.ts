@@ -4,7 +4,6 @@ import { parseArgs, UsageError } from './args'
 import { compareResults, formatChange, percentileFromHist, renderCompareMarkdown, renderCompareText } from './format'
 import { runCli } from './index'
 import { memoryIo } from './io'
-import { simulateOnFake } from './testing'
 
 const lat = (p99: number, p99_9: number, max: number): LatencySummary => ({ count: 100, min: 1, avg: 10, p50: 5, p90: 8, p99, p99_9, max })
 
@@ -74,18 +73,21 @@ describe('seed-thread table form', () => {
   })
 })
 
-describe('schedlab commands (workload programs on the test kernel)', () => {
+describe('schedlab commands (on the simulator)', () => {
+  const topology = { name: 'one-state', clusters: [{ name: 'c', cpus: 2, capacity: 1024, idleStates: [{ name: 'deep', exitLatencyUs: 20, targetResidencyUs: 10 }] }] }
+  // Wakeup cost on an idle CPU: 20 us exit + 4 us timer irq + 3 us switch = 27 us; 34 us with a 10 us switch.
   const scenario = JSON.stringify({
     name: 'cli test',
-    topology: 'smp-2',
+    topology,
+    kernel: { costs: { timerIrqUs: 4, contextSwitchUs: 3 } },
     durationMs: 20,
-    variants: [{ name: 'base' }, { name: 'other' }],
+    variants: [{ name: 'base' }, { name: 'other', kernel: { costs: { timerIrqUs: 4, contextSwitchUs: 10 } } }],
     workloads: [{ type: 'cyclictest', periodUs: 1000 }]
   })
 
   it('run --json prints one RunOutput object with the contract fields', async () => {
     const io = memoryIo({ 's.json': scenario })
-    const code = await runCli(['run', 's.json', '--json', '--seeds', '2'], io, simulateOnFake)
+    const code = await runCli(['run', 's.json', '--json', '--seeds', '2'], io)
     expect(code, io.stderr).toBe(0)
     const out = JSON.parse(io.stdout)
     expect(out.scenario).toBe('cli test')
@@ -98,7 +100,7 @@ describe('schedlab commands (workload programs on the test kernel)', () => {
 
   it('run prints a latency table; --out writes result.json and the normalized scenario', async () => {
     const io = memoryIo({ 's.json': scenario })
-    expect(await runCli(['run', 's.json', '--variant', 'other', '--out', 'outdir'], io, simulateOnFake)).toBe(0)
+    expect(await runCli(['run', 's.json', '--variant', 'other', '--out', 'outdir'], io)).toBe(0)
     expect(io.stdout).toMatch(/== other, seed 1/)
     expect(io.stdout).toMatch(/cyclictest\s+cyclictest\s+19/)
     expect(JSON.parse(io.files['outdir/result.json']).variants).toHaveLength(1)
@@ -107,12 +109,11 @@ describe('schedlab commands (workload programs on the test kernel)', () => {
 
   it('compare shows one column per variant with the change against the first', async () => {
     const io = memoryIo({ 's.json': scenario })
-    expect(await runCli(['compare', 's.json'], io, simulateOnFake)).toBe(0)
-    // The test kernel's wakeup cost is 1 us (+seed ns) for the first variant, 2 us for the second.
-    expect(io.stdout).toMatch(/Maximum\s+\|\s+1 \|\s+2 \(-\d+ %\)/)
+    expect(await runCli(['compare', 's.json'], io)).toBe(0)
+    expect(io.stdout).toMatch(/Maximum\s+\|\s+27 \|\s+34 \(-26 %\)/)
     const json = await (async () => {
       const j = memoryIo({ 's.json': scenario })
-      await runCli(['compare', 's.json', '--json'], j, simulateOnFake)
+      await runCli(['compare', 's.json', '--json'], j)
       return JSON.parse(j.stdout)
     })()
     expect(json.variants).toEqual(['base', 'other'])
@@ -123,16 +124,17 @@ describe('schedlab commands (workload programs on the test kernel)', () => {
     let t = 0
     const io = memoryIo({ 's.json': scenario })
     io.now = () => (t += 1500)
-    await runCli(['run', 's.json', '--variant', 'base'], io, simulateOnFake)
-    expect(io.stderr).toMatch(/\[1\/1\] base, seed 1: \d+% \(\d+ of 20 ms simulated, [\d.]+ s\)\n\[1\/1\] base, seed 1: done/)
+    await runCli(['run', 's.json', '--variant', 'base', '--set', 'workloads[0].periodUs=50', '--duration-ms', '200'], io)
+    expect(io.stderr).toMatch(/\[1\/1\] base, seed 1: \d+% \(\d+ of 200 ms simulated, [\d.]+ s\)\n/)
+    expect(io.stderr).toMatch(/\[1\/1\] base, seed 1: done\n$/)
     const quick = memoryIo({ 's.json': scenario })
-    await runCli(['run', 's.json', '--variant', 'base'], quick, simulateOnFake)
+    await runCli(['run', 's.json', '--variant', 'base'], quick)
     expect(quick.stderr).toBe('')
   })
 
   it('--set changes a field before parsing', async () => {
     const io = memoryIo({ 's.json': scenario })
-    expect(await runCli(['run', 's.json', '--json', '--variant', 'base', '--set', 'workloads[0].periodUs=2000'], io, simulateOnFake)).toBe(0)
+    expect(await runCli(['run', 's.json', '--json', '--variant', 'base', '--set', 'workloads[0].periodUs=2000'], io)).toBe(0)
     expect(JSON.parse(io.stdout).variants[0].workloads[0].latencyUs.count).toBe(9)
     const bad = memoryIo({ 's.json': scenario })
     expect(await runCli(['validate', 's.json', '--set', 'workloads[0].periodUs="x"'], bad)).toBe(2)
@@ -141,17 +143,17 @@ describe('schedlab commands (workload programs on the test kernel)', () => {
 
   it('--published runs the published duration; without one it is a usage error', async () => {
     const io = memoryIo({ 's.json': scenario })
-    expect(await runCli(['run', 's.json', '--published'], io, simulateOnFake)).toBe(2)
+    expect(await runCli(['run', 's.json', '--published'], io)).toBe(2)
     expect(io.stderr).toMatch(/gives no publishedDurationMs/)
     const pub = memoryIo({ 'p.json': JSON.stringify({ ...JSON.parse(scenario), publishedDurationMs: 40 }) })
-    expect(await runCli(['run', 'p.json', '--published', '--json', '--variant', 'base'], pub, simulateOnFake)).toBe(0)
+    expect(await runCli(['run', 'p.json', '--published', '--json', '--variant', 'base'], pub)).toBe(0)
     expect(JSON.parse(pub.stdout).variants[0].workloads[0].latencyUs.count).toBe(39)
   })
 
   it('validate summarises a valid scenario; lists work as text and JSON', async () => {
     const io = memoryIo({ 's.json': scenario })
     expect(await runCli(['validate', 's.json'], io)).toBe(0)
-    expect(io.stdout).toMatch(/OK: "cli test" on smp-2 \(2 CPUs\), 1 workload\(s\), 2 variant\(s\) x 1 seed\(s\) = 2 run\(s\)/)
+    expect(io.stdout).toMatch(/OK: "cli test" on one-state \(2 CPUs\), 1 workload\(s\), 2 variant\(s\) x 1 seed\(s\) = 2 run\(s\)/)
     for (const cmd of ['patches', 'topologies', 'presets']) {
       const j = memoryIo()
       expect(await runCli([cmd, '--json'], j)).toBe(0)

@@ -1,14 +1,14 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { listPresets, readPreset } from '../main/services/presets'
 import { SCHED_FEATURES } from '../sim/kernel/features'
-import { estimateEvents, expandRuns, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
+import { estimateEvents, expandRuns, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
 import { UsageError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo } from './io'
 import { applySets, type SetArg } from '../sim/scenario/set'
-import { loadSimulator, type SimulateFn } from './simulator'
+import { defaultSimulate, type SimulateFn } from './simulator'
 
 /** Read SCENARIO: a file path, else a preset id. */
 export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
@@ -52,7 +52,7 @@ export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: Run
 
 /** Simulate the runs one after the other, with progress on stderr for runs longer than a second. */
 export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: SimulateFn): Promise<VariantResult[]> {
-  const sim = simulate ?? (await loadSimulator())
+  const sim = simulate ?? defaultSimulate
   const results: VariantResult[] = []
   runs.forEach((run, i) => {
     const started = io.now()
@@ -130,12 +130,17 @@ export function listCommand(what: 'patches' | 'topologies' | 'presets', json: bo
   if (what === 'patches') {
     const patches = listPatches()
     const features = SCHED_FEATURES.map((f) => ({ name: f.name, doc: f.doc }))
-    if (json) io.out(JSON.stringify({ patches, features }, null, 2) + '\n')
+    const switches = knownFeatureNames()
+      .filter((n) => !features.some((f) => f.name === n))
+      .map((name) => ({ name, patches: patches.filter((p) => p.switches.includes(name)).map((p) => p.name) }))
+    if (json) io.out(JSON.stringify({ patches, features, switches }, null, 2) + '\n')
     else {
       io.out('Patches (variants[].patches):\n')
       for (const p of patches) io.out(`  ${p.name.padEnd(24)} ${p.doc}\n`)
-      io.out('\nsched_feat flags and switches (features):\n')
+      io.out('\nsched_feat flags (features):\n')
       for (const f of features) io.out(`  ${f.name.padEnd(24)} ${f.doc}\n`)
+      io.out('\nPatch switches (features; each patch turns its own on):\n')
+      for (const sw of switches) io.out(`  ${sw.name.padEnd(24)} set by ${sw.patches.join(', ')}\n`)
     }
     return 0
   }

@@ -2,7 +2,7 @@ import { ScenarioError } from '../sim/scenario'
 import { parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
-import { SimulatorUnavailable, type SimulateFn } from './simulator'
+import type { SimulateFn } from './simulator'
 
 /**
  * The headless `schedlab` command. `runCli` is the whole program minus process handling, so it
@@ -40,10 +40,6 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
     if (e instanceof UsageError) {
       io.err(`schedlab: ${e.message}\n\n${USAGE}\n`)
       return 2
-    }
-    if (e instanceof SimulatorUnavailable) {
-      io.err(`schedlab: ${e.message}\n`)
-      return 1
     }
     io.err(`schedlab: internal error: ${e instanceof Error ? e.message : String(e)}\n`)
     if (process.env.SCHEDLAB_DEBUG && e instanceof Error) io.err(`${e.stack}\n`)

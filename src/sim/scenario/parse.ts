@@ -215,6 +215,8 @@ function normalizeCommon(w: WorkloadParsed, name: string, path: JsonPath, sink: 
     sink.error([...path, 'priority'], `priority is the RT priority of fifo/rr tasks; a ${policy} task takes "nice"`)
   }
   if (!isFair(policy) && w.nice !== undefined) sink.error([...path, 'nice'], `nice applies to fair policies; a ${policy} task takes "priority" (1..99)`)
+  if (w.startCpu !== undefined && w.startCpu >= ncpus) sink.error([...path, 'startCpu'], `CPU ${w.startCpu} does not exist (the topology has ${ncpus} CPUs)`)
+  if (w.startCpu !== undefined && w.cpus && !w.cpus.includes(w.startCpu)) sink.error([...path, 'startCpu'], `startCpu ${w.startCpu} is outside cpus [${w.cpus.join(', ')}]`)
   if (w.cpus) {
     const bad = w.cpus.filter((c) => c >= ncpus)
     if (bad.length > 0) sink.error([...path, 'cpus'], `CPU ${bad.join(', ')} does not exist (the topology has ${ncpus} CPUs: 0..${ncpus - 1})`)
@@ -237,6 +239,7 @@ function normalizeCommon(w: WorkloadParsed, name: string, path: JsonPath, sink: 
   if (w.uclampMin !== undefined) out.uclampMin = w.uclampMin
   if (w.uclampMax !== undefined) out.uclampMax = w.uclampMax
   if (w.delayUs !== undefined) out.delayUs = w.delayUs
+  if (w.startCpu !== undefined) out.startCpu = w.startCpu
   return out
 }
 
@@ -254,7 +257,7 @@ function normalizeWorkload(
   opts: ParseOptions
 ): WorkloadSpec | undefined {
   const path: JsonPath = ['workloads', i]
-  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, ...rest } = w
+  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, startCpu: _sc, ...rest } = w
   switch (w.type) {
     case 'cyclictest': {
       // cyclictest bumps a fifo/rr priority of 0 to threads + 1.

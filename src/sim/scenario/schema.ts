@@ -25,6 +25,7 @@ export const COMMON_FIELDS = {
   uclampMin: z.number().int().min(0).max(1024).optional().meta(d('uclamp min (0..1024)')),
   uclampMax: z.number().int().min(0).max(1024).optional().meta(d('uclamp max (0..1024)')),
   delayUs: z.number().min(0).max(8.64e10).optional().meta(d('Start offset from the beginning of the run, microseconds')),
+  startCpu: cpuIndex.optional().meta(d('CPU the tasks start on, bypassing fork placement (e.g. to watch the balancer spread them)')),
   disabled: z.boolean().optional().meta(d('Leave this workload out (a variant may enable it with `"disabled": false`)'))
 }
 
@@ -110,9 +111,10 @@ export const PERIODIC = z
     count: count.default(1).meta(d('Number of tasks')),
     runUs: z.number().min(0).max(1e8).meta(d('Work per period, microseconds')),
     periodUs: z.number().min(1).max(1e9).meta(d('Period, microseconds; all tasks are released together')),
-    runMode: z.enum(['work', 'wall']).default('work').meta(d('"work": runUs at capacity 1024 (slower CPUs take longer); "wall": busy for runUs whatever the CPU'))
+    runMode: z.enum(['work', 'wall']).default('work').meta(d('"work": runUs at capacity 1024 (slower CPUs take longer); "wall": busy for runUs whatever the CPU')),
+    staggerUs: z.number().min(0).max(1e9).optional().meta(d('Offset of task i\'s grid: i x staggerUs. Default 0: all tasks wake together'))
   })
-  .meta({ title: 'periodic', description: 'Tasks that run `runUs` every `periodUs`, released together on an absolute grid.' })
+  .meta({ title: 'periodic', description: 'Tasks that run `runUs` every `periodUs` on an absolute grid, released together unless staggered; periods missed while running are skipped.' })
 
 export const HOG = z
   .strictObject({

@@ -2,7 +2,8 @@ import type { TaskContext, TaskProgram } from '../kernel/api'
 import type { CyclictestWorkload } from '../scenario/workload-specs'
 import type { WorkloadHost, WorkloadInstance } from './types'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, US } from './tool-common'
+import { commonAttrs, delayNs } from './common'
+import { US } from './stat'
 
 /**
  * rt-tests cyclictest. Each thread sleeps on an absolute timer grid; the kernel records the
@@ -61,7 +62,7 @@ export function createCyclictest(spec: CyclictestWorkload, index: number): Workl
         const th = new CyclictestThread(intervalNs, spec.loops, spec.relative)
         threads.push(th)
         const cpus = spec.pin ? [cpuList[t % cpuList.length]] : (spec.cpus ?? null)
-        host.createTask(attrsOf(spec, index, `${spec.name}-${t}`, { cpus }), th)
+        host.createTask({ ...commonAttrs(spec, index, `${spec.name}-${t}`, delayNs(spec)), cpus }, th, spec.startCpu)
       }
     },
     done: () => spec.loops > 0 && threads.every((t) => t.finished),

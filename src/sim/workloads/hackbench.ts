@@ -1,7 +1,8 @@
 import { WF_SYNC, type TaskContext, type TaskProgram } from '../kernel/api'
 import type { HackbenchWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, startOf, US } from './tool-common'
+import { commonAttrs, delayNs } from './common'
+import { US } from './stat'
 import { WaitQueue } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 
@@ -252,7 +253,7 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
     name: spec.name,
     type: 'hackbench',
     setup(host: WorkloadHost): void {
-      bench = new Bench(spec, startOf(spec))
+      bench = new Bench(spec, delayNs(spec))
       const extra = spec.mode === 'thread' ? THREAD_FDGET_US : 0
       const writeNs = Math.round((spec.writeUs + extra) * US)
       const readNs = Math.round((spec.readUs + extra) * US)
@@ -260,10 +261,10 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
       bench.groups.forEach((g, gi) => {
         // Receivers first, as hackbench creates them before the senders of a group.
         g.channels.forEach((ch, r) => {
-          host.createTask(attrsOf(spec, index, `${spec.name}-${kind}${gi}r${r}`), new Receiver(bench as Bench, ch, readNs))
+          host.createTask(commonAttrs(spec, index, `${spec.name}-${kind}${gi}r${r}`, delayNs(spec)), new Receiver(bench as Bench, ch, readNs), spec.startCpu)
         })
         for (let s = 0; s < spec.fds; s++) {
-          host.createTask(attrsOf(spec, index, `${spec.name}-${kind}${gi}s${s}`), new Sender(bench as Bench, g, writeNs))
+          host.createTask(commonAttrs(spec, index, `${spec.name}-${kind}${gi}s${s}`, delayNs(spec)), new Sender(bench as Bench, g, writeNs), spec.startCpu)
         }
       })
       bench.workers = spec.groups * spec.fds * 2

@@ -1,7 +1,8 @@
 import { isRtPolicy, policyFromName, SCHED_FIFO, type PolicyName, type TaskAttrs, type TaskContext, type TaskProgram } from '../kernel/api'
 import type { RtAppEvent, RtAppProps, RtAppSpec, RtAppTask, RtAppWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { startOf, Stat, US } from './tool-common'
+import { delayNs } from './common'
+import { Stat, US } from './stat'
 import { Mutex, Semaphore, WaitQueue } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 
@@ -433,13 +434,13 @@ export function createRtApp(spec: RtAppWorkload, index: number): WorkloadInstanc
     name: spec.name,
     type: 'rt-app',
     setup(host: WorkloadHost): void {
-      const t0 = startOf(spec)
+      const t0 = delayNs(spec)
       // Thread names carry the workload name when several rt-app workloads could collide.
       inst = new Instance(spec.rtapp, index, spec.name === 'rt-app' ? '' : `${spec.name}:`, t0, host)
       for (const def of spec.rtapp.tasks) {
         for (let i = 0; i < def.instance; i++) {
           const { attrs, thread } = inst.makeThread(def, t0 + Math.round(def.delayUs * US))
-          thread.task = host.createTask(attrs, thread)
+          thread.task = host.createTask(attrs, thread, spec.startCpu)
           inst.byTask.set(thread.task, thread)
         }
       }

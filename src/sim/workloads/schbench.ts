@@ -2,7 +2,8 @@ import type { TaskContext, TaskProgram } from '../kernel/api'
 import type { LogHistogram } from '../metrics/histogram'
 import type { SchbenchWorkload } from '../scenario/workload-specs'
 import type { WorkloadResult } from '../../shared/result'
-import { attrsOf, US } from './tool-common'
+import { commonAttrs, delayNs } from './common'
+import { US } from './stat'
 import { Mutex } from './sync'
 import type { WorkloadHost, WorkloadInstance } from './types'
 
@@ -157,10 +158,10 @@ export function createSchbench(spec: SchbenchWorkload, index: number): WorkloadI
       bench.requestLat = host.histogram()
       for (let m = 0; m < spec.messageThreads; m++) {
         const msg = new MessageThread(bench)
-        msg.task = host.createTask(attrsOf(spec, index, `${spec.name}-m${m}`, { recordLatency: false }), msg)
+        msg.task = host.createTask({ ...commonAttrs(spec, index, `${spec.name}-m${m}`, delayNs(spec)), recordLatency: false }, msg, spec.startCpu)
         for (let w = 0; w < spec.workers; w++) {
           const worker = new Worker(bench, msg)
-          worker.task = host.createTask(attrsOf(spec, index, `${spec.name}-m${m}w${w}`), worker)
+          worker.task = host.createTask(commonAttrs(spec, index, `${spec.name}-m${m}w${w}`, delayNs(spec)), worker, spec.startCpu)
           msg.workers.push(worker)
         }
       }

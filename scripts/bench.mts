@@ -8,8 +8,10 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { simulateDetailed } from '../src/sim/index'
 import { quickScenario, type QuickScenario } from '../src/sim/testing'
+import type { TopologySpec } from '../src/sim/kernel/topology-types'
 import { EventQueue } from '../src/sim/engine/event-queue'
 import { Prng } from '../src/sim/engine/prng'
+import { power11Spec, rb5Spec } from '../src/sim/kernel/topologies'
 
 interface BenchScenario {
   name: string
@@ -36,8 +38,35 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
         { type: 'periodic', name: 'p', count: 16, runUs: 400, periodUs: 2000, sliceUs: 300, staggerUs: 97 }
       ]
     }
-  }
+  },
+  // Placement and balancing (issue 3): EAS + schedutil on rb5, and the 160-CPU POWER topology
+  // at 16 and 320 tasks (per-event cost must grow no faster than log(tasks)).
+  periodicOn('rb5-16periodic-eas', rb5Spec(), 16, 10_000, { SCHEDUTIL: true }),
+  periodicOn('power11-160-320tasks', power11Spec(), 320, 2_000),
+  periodicOn('power11-160-16tasks', power11Spec(), 16, 20_000)
 ]
+
+/** `count` tasks running 1 ms every 10 ms, their wakeups spread over the period. */
+function periodicOn(name: string, topology: TopologySpec, count: number, durationMs: number, features: Record<string, boolean> = {}): BenchScenario {
+  return {
+    name,
+    scenario: {
+      topology, durationMs, kernel: { hz: 250, features },
+      workloads: [{ type: 'periodic', name: 'p', count, runUs: 1000, periodUs: 10_000, staggerUs: Math.floor(10_000 / count) }]
+    }
+  }
+}
+
+/** Cost per event at 320 tasks over 16 tasks on power11-160, against log(320)/log(16). */
+function taskScaling(rows: Record<string, number | string>[]): string | null {
+  const eps = (n: string): number | undefined => rows.find((r) => r.name === n)?.eventsPerSec as number | undefined
+  const small = eps('power11-160-16tasks')
+  const big = eps('power11-160-320tasks')
+  if (!small || !big) return null
+  const growth = small / big
+  const bound = Math.log(320) / Math.log(16)
+  return `power11-160: cost per event x${growth.toFixed(2)} from 16 to 320 tasks (log bound x${bound.toFixed(2)}): ${growth <= bound ? 'within' : 'EXCEEDS'}`
+}
 
 /** The ceiling: push and pop `events` events through the same heap, `pending` in flight. */
 function bareHeap(events: number, pending: number): number {
@@ -88,6 +117,8 @@ function main(): void {
     })
   }
   console.table(rows)
+  const scaling = taskScaling(rows)
+  if (scaling) console.log(scaling)
   writeFileSync(resolve(process.cwd(), 'bench-results.json'), JSON.stringify({ scenarios: rows }, null, 2) + '\n')
   console.log('wrote bench-results.json')
 }

@@ -7,6 +7,7 @@ import type { CpuResult, TaskResult, VariantResult, WorkloadResult } from '../sh
 import { buildTopology } from './kernel/topology'
 import { resolveKernelConfig } from './kernel/config'
 import { Kernel } from './kernel/core'
+import { FairSched } from './kernel/fair-sched'
 import { createWorkload } from './workloads'
 import type { WorkloadHost, WorkloadInstance } from './workloads/types'
 import { LogHistogram } from './metrics/histogram'
@@ -38,6 +39,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const variant = scenario.variants[variantIndex]
   const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length)
   const k = new Kernel(topo, cfg, seed, 64)
+  FairSched.install(k)
   hooks.configure?.(k)
   const durationNs = Math.round(scenario.durationMs * 1e6)
   const workloads = scenario.workloads.map((w, i) => createWorkload(w, i))
@@ -58,6 +60,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, durationNs) : null
   const end = k.runUntil(durationNs, stop, progress)
   const result = collectResult(k, scenario, variantIndex, seed, workloads, host, end, performance.now() - wallStart)
+  k.placement.report?.(result)
   return { kernel: k, workloads, result }
 }
 

@@ -5,6 +5,7 @@
 import type { KernelSpec, Scenario, VariantSpec, WorkloadSpec } from './scenario/types'
 import type { TopologySpec } from './kernel/topology-types'
 import { smpSpec } from './kernel/topology'
+import { SCHED_NORMAL, type TaskAttrs, type TaskContext, type TaskProgram } from './kernel/api'
 
 export interface QuickScenario {
   name?: string
@@ -27,5 +28,55 @@ export function quickScenario(q: QuickScenario): Scenario {
     seeds: 1,
     variants: (q.variants ?? [{ name: 'base' }]).map((v, i) => ({ name: v.name ?? `v${i}`, patches: v.patches ?? [], features: v.features ?? {}, kernel: v.kernel })),
     workloads: q.workloads
+  }
+}
+
+/** One step of a scripted task program (tests). */
+export type ScriptStep =
+  | { run: number }
+  | { runWall: number }
+  | { sleep: number }
+  | { sleepUntil: number }
+  | { block: true }
+  | { wake: () => number; flags?: number }
+  | { call: (k: TaskContext, task: number) => void }
+  | { exit: true }
+
+/**
+ * A program that walks through `steps` (times in ns), looping when `loop` is set. Wakes and
+ * calls are side effects; the other steps end the program's turn.
+ */
+export function scripted(steps: ScriptStep[], loop = true): TaskProgram {
+  let i = 0
+  return {
+    step(task: number, k: TaskContext): void {
+      for (let guard = 0; guard < 10_000; guard++) {
+        if (i >= steps.length) {
+          if (!loop) {
+            k.exit(task)
+            return
+          }
+          i = 0
+        }
+        const s = steps[i++]
+        if ('run' in s) return k.run(task, s.run)
+        if ('runWall' in s) return k.runFor(task, s.runWall)
+        if ('sleep' in s) return k.sleepFor(task, s.sleep)
+        if ('sleepUntil' in s) return k.sleepUntil(task, s.sleepUntil)
+        if ('block' in s) return k.block(task)
+        if ('exit' in s) return k.exit(task)
+        if ('wake' in s) k.wake(s.wake(), s.flags ?? 0)
+        else s.call(k, task)
+      }
+      throw new Error('scripted program loops without acting')
+    }
+  }
+}
+
+/** TaskAttrs with defaults for tests. */
+export function testAttrs(name: string, over: Partial<TaskAttrs> = {}): TaskAttrs {
+  return {
+    name, workload: 0, policy: SCHED_NORMAL, nice: 0, rtPriority: 0, sliceNs: 0, cpus: null,
+    uclampMin: 0, uclampMax: 1024, startNs: 0, recordLatency: true, ...over
   }
 }

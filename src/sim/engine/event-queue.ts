@@ -37,6 +37,15 @@ export class EventQueue {
     return this.n > 0 ? this.time[0] : Infinity
   }
 
+  /** Kind and target of the earliest event (valid when size > 0). */
+  peekKind(): number {
+    return this.kind[0]
+  }
+
+  peekTarget(): number {
+    return this.target[0]
+  }
+
   push(t: number, kind: number, target: number, gen: number): void {
     if (this.n === this.time.length) this.grow()
     const s = this.nextSeq++

@@ -204,6 +204,8 @@ export class Kernel implements TaskContext {
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
   nrRunning: Int32Array
+  /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
+  nrIdleQueued: Int32Array
   needResched: Uint8Array
   needReschedLazy: Uint8Array
   mode: Uint8Array
@@ -250,6 +252,12 @@ export class Kernel implements TaskContext {
   nrDelayed = 0
   nrDelayedPicked = 0
   nrDelayedWoken = 0
+  /** Test probe: a fair task went to sleep ineligible and stays queued as sched_delayed. */
+  onDelayed: ((cpu: number, se: number) => void) | null = null
+  /** Test probe: set_protect_slice() just ran for se. */
+  onSetProtect: ((cpu: number, se: number) => void) | null = null
+  /** Test probe: a fair task was enqueued (after placement). */
+  onFairEnqueue: ((cpu: number, p: number, flags: number) => void) | null = null
   /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
   onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
   contextSwitches = 0
@@ -286,6 +294,7 @@ export class Kernel implements TaskContext {
 
     this.curr = new Int32Array(c).fill(NIL)
     this.nrRunning = new Int32Array(c)
+    this.nrIdleQueued = new Int32Array(c)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
     this.mode = new Uint8Array(c)
@@ -457,13 +466,7 @@ export class Kernel implements TaskContext {
 
   /** available_idle_cpu() plus the SCHED_IDLE-only case select_idle_sibling accepts. */
   schedIdleCpu(cpu: number): boolean {
-    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdlePolicy(cpu)
-  }
-
-  private nrIdlePolicy(cpu: number): number {
-    let n = 0
-    for (let t = this.cfsTasksHead[cpu]; t !== NIL; t = this.cfsTaskNext[t]) if (this.policy[t] === SCHED_IDLE) n++
-    return n
+    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdleQueued[cpu]
   }
 
   /** activate_task(): enqueue on cpu's runqueue. */
@@ -472,6 +475,7 @@ export class Kernel implements TaskContext {
     else this.rt.enqueue(cpu, p, flags)
     this.onRq[p] = 1
     this.nrRunning[cpu]++
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]++
   }
 
   /**
@@ -486,6 +490,7 @@ export class Kernel implements TaskContext {
       this.onRq[p] = 0
     }
     this.nrRunning[cpu]--
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]--
     return true
   }
 
@@ -501,6 +506,7 @@ export class Kernel implements TaskContext {
     dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
     refreshRqMinSlice(this, cpu)
     this.nrRunning[cpu]--
+    if (this.policy[se] === SCHED_IDLE) this.nrIdleQueued[cpu]--
   }
 
   /** set_task_cpu(): move a task that is not queued to another CPU. */
@@ -524,13 +530,7 @@ export class Kernel implements TaskContext {
     const src = this.taskCpu[p]
     if (src === dst) return
     if (this.curr[src] === p) throw new KernelInvariantError(`cannot move running task ${p}`)
-    if (this.isFair(p)) {
-      this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
-    } else {
-      this.rt.dequeue(src, p)
-      this.onRq[p] = 0
-      this.nrRunning[src]--
-    }
+    this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
     this.setTaskCpu(p, dst)
     this.activateTask(dst, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
     this.wakeupPreempt(dst, p, 0)
@@ -794,9 +794,7 @@ export class Kernel implements TaskContext {
       this.onRq[p] = 0
     }
     wakeFlags |= WF_TTWU
-    const target = this.isFair(p)
-      ? this.placement.selectTaskRq(p, cpu, wakeFlags, this.thisCpu)
-      : this.rt.selectTaskRq(p, cpu, this.thisCpu)
+    const target = this.selectTaskRq(p, cpu, wakeFlags)
     let enqFlags = ENQUEUE_WAKEUP
     if (target !== cpu) {
       wakeFlags |= WF_MIGRATED
@@ -808,6 +806,29 @@ export class Kernel implements TaskContext {
     this.wakeupPreempt(cpu, p, wakeFlags)
     if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
     return true
+  }
+
+  /**
+   * select_task_rq(): the class chooses; a CPU the task may not use falls back to an allowed
+   * one (select_fallback_rq: the first allowed CPU of prev's node, then any).
+   */
+  selectTaskRq(p: number, prevCpu: number, wakeFlags: number): number {
+    let cpu = this.isFair(p)
+      ? this.placement.selectTaskRq(p, prevCpu, wakeFlags, this.thisCpu)
+      : this.rt.selectTaskRq(p, prevCpu, this.thisCpu)
+    if (cpu < 0 || cpu >= this.ncpus || !this.cpuAllowed(p, cpu)) cpu = this.selectFallbackRq(p, prevCpu)
+    return cpu
+  }
+
+  private selectFallbackRq(p: number, prevCpu: number): number {
+    const node = prevCpu >= 0 ? this.topo.cpus[prevCpu].node : -1
+    let any = -1
+    for (let c = 0; c < this.ncpus; c++) {
+      if (!this.cpuAllowed(p, c)) continue
+      if (this.topo.cpus[c].node === node) return c
+      if (any < 0) any = c
+    }
+    return any < 0 ? 0 : any
   }
 
   /** record_wakee(): wakee flips feed wake_wide(). */
@@ -848,8 +869,7 @@ export class Kernel implements TaskContext {
     this.action[p] = ACT_NONE
     let cpu: number
     if (startCpu >= 0 && this.cpuAllowed(p, startCpu)) cpu = startCpu
-    else if (this.isFair(p)) cpu = this.placement.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK, parentCpu)
-    else cpu = this.rt.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, parentCpu)
+    else cpu = this.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK)
     this.taskCpu[p] = cpu
     this.activateTask(cpu, p, ENQUEUE_INITIAL)
     this.wakeupPreempt(cpu, p, WF_FORK)
@@ -944,40 +964,32 @@ export class Kernel implements TaskContext {
   setAttrs(task: number, change: Partial<Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>>): void {
     const a = this.attrs[task]
     const next = { ...a, ...change }
-    const classChange = isRtPolicy(next.policy) !== isRtPolicy(a.policy)
+    this.attrs[task] = next
     const cpu = this.taskCpu[task]
     const queued = this.onRq[task] !== 0 && cpu >= 0
     const running = queued && this.curr[cpu] === task
-    if (classChange || (isRtPolicy(next.policy) && next.rtPriority !== a.rtPriority)) {
-      // __sched_setscheduler(): dequeue, change, enqueue
-      if (queued) {
-        if (running) this.putPrevSetNext(cpu, task, NIL)
-        this.deactivateTask(cpu, task, DEQUEUE_SAVE)
-      }
-      this.attrs[task] = next
-      this.applyAttrs(task, next)
-      if (queued) {
-        this.activateTask(cpu, task, ENQUEUE_RESTORE)
-        if (running) this.putPrevSetNext(cpu, NIL, task)
-        this.reschedCurr(cpu)
-      }
+    const newWeight = next.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(next.nice)
+    const restore = isRtPolicy(next.policy) !== isRtPolicy(a.policy) || next.policy !== a.policy ||
+      (isRtPolicy(next.policy) && next.rtPriority !== a.rtPriority) || next.sliceNs !== a.sliceNs
+    if (!restore) {
+      // set_user_nice(): reweight in place
+      if (this.isFair(task)) reweightTask(this, Math.max(cpu, 0), task, newWeight)
+      else this.weight[task] = newWeight
+      this.uclampMin[task] = Math.max(0, Math.min(1024, next.uclampMin))
+      this.uclampMax[task] = Math.max(0, Math.min(1024, next.uclampMax))
       return
     }
-    this.attrs[task] = next
-    const newWeight = next.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(next.nice)
-    if (this.isFair(task) && cpu >= 0) reweightTask(this, cpu, task, newWeight)
-    else this.weight[task] = newWeight
-    this.policy[task] = next.policy
-    if (next.sliceNs > 0) {
-      this.slice[task] = Math.max(100_000, Math.min(100_000_000, Math.round(next.sliceNs)))
-      this.customSlice[task] = 1
-    } else if (this.customSlice[task] !== 0) {
-      this.customSlice[task] = 0
-      this.slice[task] = this.cfg.baseSliceNs
+    // __sched_setscheduler(): dequeue (DEQUEUE_SAVE), change, enqueue (ENQUEUE_RESTORE)
+    if (queued) {
+      if (running) this.putPrevSetNext(cpu, task, NIL)
+      this.deactivateTask(cpu, task, DEQUEUE_SAVE)
     }
-    if (queued) refreshRqMinSlice(this, cpu)
-    this.uclampMin[task] = Math.max(0, Math.min(1024, next.uclampMin))
-    this.uclampMax[task] = Math.max(0, Math.min(1024, next.uclampMax))
+    this.applyAttrs(task, next)
+    if (queued) {
+      this.activateTask(cpu, task, ENQUEUE_RESTORE)
+      if (running) this.putPrevSetNext(cpu, NIL, task)
+      this.reschedCurr(cpu)
+    }
   }
 
   setAffinity(task: number, cpus: readonly number[] | null): void {
@@ -990,12 +1002,12 @@ export class Kernel implements TaskContext {
       this.queueStopWork(cpu, {
         run: (k, c) => {
           if (k.curr[c] !== NIL || k.taskCpu[task] !== c || k.state[task] !== TASK_RUNNING || k.cpuAllowed(task, c)) return
-          const dst = k.isFair(task) ? k.placement.selectTaskRq(task, c, 0, c) : k.rt.selectTaskRq(task, c, c)
+          const dst = k.selectTaskRq(task, c, 0)
           k.moveQueuedTask(task, dst)
         }
       })
     } else if (this.onRq[task] !== 0 && this.state[task] === TASK_RUNNING) {
-      const dst = this.isFair(task) ? this.placement.selectTaskRq(task, cpu, 0, this.thisCpu) : this.rt.selectTaskRq(task, cpu, this.thisCpu)
+      const dst = this.selectTaskRq(task, cpu, 0)
       this.moveQueuedTask(task, dst)
     }
   }
@@ -1097,7 +1109,9 @@ export class Kernel implements TaskContext {
       this.now = t
       this.events++
       this.dispatch(kind, target, gen)
-      if (this.localReschedN > 0) this.drainLocalResched()
+      // like one interrupt handling every expired timer, all events of this instant are
+      // processed before the reschedules they raised take effect
+      if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
       if (++sinceCheck >= 4096) {
         sinceCheck = 0
@@ -1139,12 +1153,25 @@ export class Kernel implements TaskContext {
     }
   }
 
+  /**
+   * Is the next event another expired timer handled by an interrupt of a CPU waiting to
+   * reschedule? One interrupt runs every expired hrtimer before the reschedule takes effect.
+   */
+  private moreIrqWorkNow(t: number): boolean {
+    const eq = this.eq
+    if (eq.size === 0 || eq.peekTime() !== t || eq.peekKind() !== EV_TIMER_IRQ) return false
+    return this.localReschedMark[this.timerCpu[eq.peekTarget()]] !== 0
+  }
+
   private drainLocalResched(): void {
     // schedule() may mark CPUs again (a pull or push preempting there): pop until empty
     while (this.localReschedN > 0) {
       const cpu = this.localResched[--this.localReschedN]
       this.localReschedMark[cpu] = 0
-      if (this.needResched[cpu] !== 0 && this.mode[cpu] !== CPU_IDLE) this.schedule(cpu)
+      if (this.needResched[cpu] === 0) continue
+      const m = this.mode[cpu]
+      // an idle CPU still in its interrupt or idle exit schedules when that ends
+      if (m === CPU_BUSY || (m === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now)) this.schedule(cpu)
     }
   }
 
@@ -1207,7 +1234,8 @@ export class Kernel implements TaskContext {
     this.thisCpu = cpu
     this.tryToWakeUp(task, 0, this.timerAt[task])
     this.thisCpu = prevThis
-    if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now) this.afterIdleIrq(cpu)
+    // back to the idle loop once every timer of this instant has been handled
+    if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now) this.eq.push(this.now, EV_IDLE_EXIT, cpu, 0)
   }
 
   /** Idle CPU finished its interrupt: run what was queued, or go back to idle. */

@@ -337,6 +337,7 @@ export function setProtectSlice(k: Kernel, cpu: number, se: number): void {
     }
   }
   k.vprot[se] = vprot
+  if (k.onSetProtect !== null) k.onSetProtect(cpu, se)
 }
 
 /** update_protect_slice(): a wakeup that did not preempt shortens curr's protection. */
@@ -404,6 +405,7 @@ export function dequeueEntity(k: Kernel, cpu: number, se: number, flags: number)
       if (f.DD_NEGLAG) updateEntityLag(k, cpu, se)
       k.schedDelayed[se] = 1
       k.nrDelayed++
+      if (k.onDelayed !== null) k.onDelayed(cpu, se)
       k.cfsNrRunnable[cpu]--
       return false
     }
@@ -460,12 +462,14 @@ export function enqueueTaskFair(k: Kernel, cpu: number, p: number, flags: number
   if (flags & ENQUEUE_DELAYED) {
     requeueDelayedEntity(k, cpu, p)
     refreshRqMinSlice(k, cpu)
+    if (k.onFairEnqueue !== null) k.onFairEnqueue(cpu, p, flags)
     return
   }
   if ((flags & ENQUEUE_WAKEUP) && k.onRq[p] === 0) decayEntityLag(k, cpu, p, flags)
   enqueueEntity(k, cpu, p, flags)
   if (k.cfsNrRunnable[cpu]++ === 0 && k.fairServer !== null) k.fairServer.start(cpu)
   refreshRqMinSlice(k, cpu)
+  if (k.onFairEnqueue !== null) k.onFairEnqueue(cpu, p, flags)
   if (k.f.HRTICK && k.curr[cpu] !== NIL && k.cfsCurr[cpu] === k.curr[cpu]) hrtickStartFair(k, cpu, k.curr[cpu])
 }
 

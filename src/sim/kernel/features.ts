@@ -61,6 +61,9 @@ export const SCHED_FEATURES: readonly FeatureDoc[] = [
   { name: 'NI_RATE', defaults: from(P_6_19), doc: 'Newidle success ratio also rises with the time since the last update.' },
   { name: 'HZ_BW', defaults: all(true), doc: 'nohz_full bandwidth tick (no effect in this model).' },
   { name: 'FAIR_SERVER', defaults: from(P_6_12), doc: 'Not a sched_feat: the 6.12+ deferred fair deadline server (50 ms every 1000 ms) that keeps RT tasks from starving fair ones.' },
+  { name: 'SCHEDUTIL', defaults: all(false), doc: 'Model switch: cpufreq governor schedutil (OPP from utilization, needed for EAS) instead of a fixed maximum frequency.' },
+  { name: 'SD_BALANCE_WAKE', defaults: all(false), doc: 'Model switch: set SD_BALANCE_WAKE on every sched domain, so wakeups that are not wake-affine take the slow path (sched_balance_find_dst_cpu) as fork does.' },
+  { name: 'ENERGY_AWARE', defaults: all(true), doc: 'sysctl kernel.sched_energy_aware: EAS wakeup placement when the platform allows it (asymmetric capacity, energy model, schedutil, no SMT).' },
   { name: 'LB_PROMOTE', defaults: all(false), doc: 'Seed 004 (Xin Zhao, RFC): promote load balance on low-HZ systems; see the lb-promote patches.' }
 ]
 

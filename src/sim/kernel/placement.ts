@@ -4,6 +4,7 @@
  * plug in here.
  */
 import type { Kernel } from './core'
+import type { VariantResult } from '../../shared/result'
 import { WF_FORK } from './api'
 
 export interface Placement {
@@ -16,6 +17,8 @@ export interface Placement {
   newidleBalance(cpu: number): boolean
   /** Called from every tick on a busy CPU (sched_balance_trigger, misfit, nohz kick). */
   tick(cpu: number): void
+  /** Add the policy's metrics to a finished run's result (optional). */
+  report?(result: VariantResult): void
 }
 
 /**

@@ -33,7 +33,16 @@ export interface ClusterSpec {
   /** NUMA node; default = package. */
   node?: number
   idleStates?: IdleStateSpec[]
+  /**
+   * Energy model of the cluster's performance domain (one cpufreq policy): OPPs in ascending
+   * frequency. The last OPP is the maximum frequency, at which `capacity` applies.
+   */
   opps?: OppSpec[]
+  /**
+   * CPUs of the same `cls` value (inside one LLC) form a CLS sched domain (SD_CLUSTER: shared
+   * L2 or LLC tags, arm64/x86 CONFIG_SCHED_CLUSTER). Omit for no cluster level.
+   */
+  cls?: string | number
 }
 
 export interface TopologySpec {
@@ -41,6 +50,13 @@ export interface TopologySpec {
   clusters: ClusterSpec[]
   /** Documentation: where the numbers come from. */
   source?: string
+  /** One-line description (presets). */
+  description?: string
+  /**
+   * NUMA node distance matrix (SLIT style, 10 = local), indexed by node number. Default: 10 on
+   * the diagonal and 20 (the kernel's REMOTE_DISTANCE) elsewhere.
+   */
+  numaDistance?: number[][]
 }
 
 export interface CpuInfo {
@@ -54,6 +70,8 @@ export interface CpuInfo {
   core: number
   package: number
   node: number
+  /** Index of the CPU's CLS cluster (dense), or -1 when the topology has no cluster level. */
+  cls: number
 }
 
 export interface Topology {
@@ -63,4 +81,8 @@ export interface Topology {
   /** True when CPU capacities differ (SD_ASYM_CPUCAPACITY somewhere). */
   asymCapacity: boolean
   smt: boolean
+  /** Number of NUMA nodes (max node id + 1). */
+  nodes: number
+  /** node_distance(a, b), nodes x nodes. */
+  numaDistance: number[][]
 }

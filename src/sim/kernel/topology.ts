@@ -19,22 +19,35 @@ export function smpSpec(n: number): TopologySpec {
   }
 }
 
+/** The kernel's LOCAL_DISTANCE and REMOTE_DISTANCE (include/linux/topology.h). */
+export const LOCAL_DISTANCE = 10
+export const REMOTE_DISTANCE = 20
+
+function denseId(ids: Map<string, number>, key: string): number {
+  let id = ids.get(key)
+  if (id === undefined) {
+    id = ids.size
+    ids.set(key, id)
+  }
+  return id
+}
+
 /** Expand a cluster description into per-CPU facts. Validation happens in sim/scenario. */
 export function buildTopology(spec: TopologySpec): Topology {
   const cpus: CpuInfo[] = []
   const llcIds = new Map<string, number>()
+  const clsIds = new Map<string, number>()
   let core = 0
   let smt = false
+  let nodes = 0
   spec.clusters.forEach((cl: ClusterSpec, ci: number) => {
     const threads = Math.max(1, cl.smt ?? 1)
     if (threads > 1) smt = true
     const pkg = cl.package ?? 0
-    const llcKey = cl.llc === undefined ? `pkg${pkg}` : `llc${String(cl.llc)}`
-    let llc = llcIds.get(llcKey)
-    if (llc === undefined) {
-      llc = llcIds.size
-      llcIds.set(llcKey, llc)
-    }
+    const llc = denseId(llcIds, cl.llc === undefined ? `pkg${pkg}` : `llc${String(cl.llc)}`)
+    const cls = cl.cls === undefined ? -1 : denseId(clsIds, String(cl.cls))
+    const node = cl.node ?? pkg
+    nodes = Math.max(nodes, node + 1)
     for (let i = 0; i < cl.cpus; i++) {
       cpus.push({
         id: cpus.length,
@@ -44,13 +57,22 @@ export function buildTopology(spec: TopologySpec): Topology {
         llc,
         core: core + Math.floor(i / threads),
         package: pkg,
-        node: cl.node ?? pkg
+        node,
+        cls
       })
     }
     core += Math.ceil(cl.cpus / threads)
   })
   const caps = new Set(cpus.map((c) => c.capacityOrig))
-  return { name: spec.name, spec, cpus, asymCapacity: caps.size > 1, smt }
+  const numaDistance: number[][] = []
+  for (let a = 0; a < nodes; a++) {
+    const row: number[] = []
+    for (let b = 0; b < nodes; b++) {
+      row.push(spec.numaDistance?.[a]?.[b] ?? (a === b ? LOCAL_DISTANCE : REMOTE_DISTANCE))
+    }
+    numaDistance.push(row)
+  }
+  return { name: spec.name, spec, cpus, asymCapacity: caps.size > 1, smt, nodes, numaDistance }
 }
 
 export function idleStatesOf(topo: Topology, cpu: number): readonly IdleStateSpec[] {

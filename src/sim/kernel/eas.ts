@@ -1,0 +1,176 @@
+/**
+ * Energy-aware wakeup placement (model reference §11): find_energy_efficient_cpu() with
+ * compute_energy() over the perf domains' energy model. Used by select_task_rq_fair() for
+ * wakeups when EAS applies (asymmetric capacities, an energy model, schedutil, no SMT) and the
+ * root domain is not overutilized.
+ */
+import type { FairSched } from './fair-sched'
+import * as energy from './energy'
+import type { PerfDomain } from './energy'
+
+// Bound once: called per CPU per candidate on every EAS wakeup, and module namespaces compiled
+// to CommonJS (tsx) resolve each access through a getter.
+const effectiveCpuUtil = energy.effectiveCpuUtil
+const emCpuEnergy = energy.emCpuEnergy
+const sugovEffectiveCpuPerf = energy.sugovEffectiveCpuPerf
+const UCLAMP_MIN = energy.UCLAMP_MIN
+const UCLAMP_MAX = energy.UCLAMP_MAX
+
+/** struct energy_env: the per-wakeup constants of the energy estimation. */
+export interface EnergyEnv {
+  taskBusyTime: number
+  pdBusyTime: number
+  cpuCap: number
+  pdCap: number
+}
+
+function taskQueued(fs: FairSched, p: number): boolean {
+  return fs.k.onRq[p] !== 0 || fs.k.curr[fs.k.taskCpu[p]] === p
+}
+
+/** cpu_util(cpu, p, dst, boost) with the task's current accounting CPU. */
+function cpuUtilWith(fs: FairSched, cpu: number, p: number, dst: number, boost: boolean): number {
+  return fs.pelt.cpuUtil(cpu, p, fs.k.taskCpu[p], taskQueued(fs, p), dst, boost)
+}
+
+/** eenv_pd_busy_time(): the domain's summed effective utilization without the task. */
+function pdBusyTime(fs: FairSched, env: EnergyEnv, cpus: Int32Array, p: number): void {
+  let busy = 0
+  for (let j = 0; j < cpus.length; j++) {
+    const c = cpus[j]
+    const util = cpuUtilWith(fs, c, p, -1, false)
+    busy += effectiveCpuUtil(fs.capOrig[c], util, fs.pelt.cpuUtilRt(c), 0, 1024, false, fs.uclampUsed, null)
+  }
+  env.pdBusyTime = Math.min(env.pdCap, busy)
+}
+
+/**
+ * eenv_pd_max_util(): the performance schedutil would request for the domain with the task
+ * on `dst` (or nowhere, dst = -1), uclamp included.
+ */
+function pdMaxUtil(fs: FairSched, env: EnergyEnv, cpus: Int32Array, p: number, dst: number): number {
+  let maxUtil = 0
+  const b = fs.eenvBounds
+  for (let j = 0; j < cpus.length; j++) {
+    const c = cpus[j]
+    const util = cpuUtilWith(fs, c, p, dst, true)
+    const rtRunnable = fs.k.rt.nrRunning[c] > 0
+    const eff = effectiveCpuUtil(
+      fs.capOrig[c], util, fs.pelt.cpuUtilRt(c), fs.uclamp.get(c, UCLAMP_MIN), fs.uclamp.get(c, UCLAMP_MAX),
+      rtRunnable, fs.uclampUsed, b
+    )
+    let min = b.min
+    let max = b.max
+    if (c === dst && fs.uclampUsed) {
+      min = Math.max(min, fs.uclampTask(p, UCLAMP_MIN))
+      max = fs.uclamp.isIdle(c) ? fs.uclampTask(p, UCLAMP_MAX) : Math.max(max, fs.uclampTask(p, UCLAMP_MAX))
+    }
+    const perf = sugovEffectiveCpuPerf(eff, min, max)
+    if (perf > maxUtil) maxUtil = perf
+  }
+  return Math.min(maxUtil, env.cpuCap)
+}
+
+/** compute_energy(): energy of the domain with the task on `dst` (-1: the base, without it). */
+export function computeEnergy(fs: FairSched, env: EnergyEnv, pd: PerfDomain, p: number, dst: number): number {
+  const maxUtil = pdMaxUtil(fs, env, pd.cpus, p, dst)
+  let busy = env.pdBusyTime
+  if (dst >= 0) busy = Math.min(env.pdCap, busy + env.taskBusyTime)
+  return emCpuEnergy(pd, maxUtil, busy, env.cpuCap)
+}
+
+/**
+ * find_energy_efficient_cpu(): in each perf domain evaluate prev (always) and the allowed CPU
+ * with the most spare capacity among those the task fits; pick the lowest energy increase,
+ * preferring better uclamp fitness. Returns -1 when EAS cannot decide (the caller falls back).
+ */
+export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number, thisCpu: number): number {
+  const k = fs.k
+  const d = fs.d
+  if (fs.pds.length === 0) return -1
+  let sd = d.sdAsymCpucapacity[thisCpu]
+  while (sd && !sd.spanMask[prevCpu]) sd = sd.parent
+  if (!sd) return -1
+  let target = prevCpu
+  const pCpu = k.taskCpu[p]
+  if (pCpu >= 0) fs.pelt.syncEntityLoadAvg(pCpu, p)
+  const pUtilMin = fs.uclampUsed ? fs.uclampTask(p, UCLAMP_MIN) : 0
+  const pUtilMax = fs.uclampUsed ? fs.uclampTask(p, UCLAMP_MAX) : 1024
+  if (!fs.taskUtilEst(p) && pUtilMin === 0) return target
+
+  const env = fs.eenv
+  // eenv_task_busy_time(): no IRQ time in this model.
+  env.taskBusyTime = Math.min(fs.taskUtilEst(p), fs.capOrig[prevCpu])
+  let prevDelta = Infinity
+  let bestDelta = Infinity
+  let prevFits = -1
+  let bestFits = -1
+  let bestActualCap = 0
+  let prevActualCap = 0
+  let bestEnergyCpu = -1
+
+  for (const pd of fs.pds) {
+    const cpuActualCap = fs.capOrig[pd.cpus[0]]
+    env.cpuCap = cpuActualCap
+    env.pdCap = 0
+    let prevSpare = -1
+    let maxSpare = -1
+    let maxSpareCpu = -1
+    let maxFits = -1
+    for (let j = 0; j < pd.cpus.length; j++) {
+      const c = pd.cpus[j]
+      env.pdCap += cpuActualCap
+      if (!sd.spanMask[c] || !k.cpuAllowed(p, c)) continue
+      const util = cpuUtilWith(fs, c, p, c, false)
+      let cpuCap = fs.capacityOf[c]
+      let umin = pUtilMin
+      let umax = pUtilMax
+      if (fs.uclampUsed && !fs.uclamp.isIdle(c)) {
+        umin = Math.max(fs.uclamp.get(c, UCLAMP_MIN), pUtilMin)
+        umax = Math.max(fs.uclamp.get(c, UCLAMP_MAX), pUtilMax)
+      }
+      const fits = fs.utilFitsCpu(util, umin, umax, c)
+      if (!fits) continue
+      cpuCap = cpuCap > util ? cpuCap - util : 0
+      if (c === prevCpu) {
+        prevSpare = cpuCap
+        prevFits = fits
+      } else if (fits > maxFits || (fits === maxFits && cpuCap > maxSpare)) {
+        maxSpare = cpuCap
+        maxSpareCpu = c
+        maxFits = fits
+      }
+    }
+    if (maxSpareCpu < 0 && prevSpare < 0) continue
+    pdBusyTime(fs, env, pd.cpus, p)
+    const base = computeEnergy(fs, env, pd, p, -1)
+    if (prevSpare > -1) {
+      const e = computeEnergy(fs, env, pd, p, prevCpu)
+      if (e < base) return target
+      prevDelta = e - base
+      prevActualCap = cpuActualCap
+      bestDelta = Math.min(bestDelta, prevDelta)
+    }
+    if (maxSpareCpu >= 0 && maxSpare > prevSpare) {
+      if (maxFits < bestFits) continue
+      if (maxFits < 0 && cpuActualCap <= bestActualCap) continue
+      const e = computeEnergy(fs, env, pd, p, maxSpareCpu)
+      if (e < base) return target
+      const cur = e - base
+      if (maxFits > 0 && bestFits > 0 && cur >= bestDelta) continue
+      bestDelta = cur
+      bestEnergyCpu = maxSpareCpu
+      bestFits = maxFits
+      bestActualCap = cpuActualCap
+    }
+  }
+  if (bestFits > prevFits || (bestFits > 0 && bestDelta < prevDelta) || (bestFits < 0 && bestActualCap > prevActualCap)) {
+    target = bestEnergyCpu
+  }
+  return target
+}
+
+export function newEnergyEnv(): EnergyEnv {
+  return { taskBusyTime: 0, pdBusyTime: 0, cpuCap: 0, pdCap: 0 }
+}
+

@@ -8,5 +8,5 @@ import { register as registerEsm } from 'tsx/esm/api'
 registerCjs()
 registerEsm()
 const require = createRequire(import.meta.url)
-const { runCli } = require('../src/cli/index.ts')
-process.exitCode = await runCli(process.argv.slice(2))
+const { main } = require('../src/cli/index.ts')
+await main(process.argv.slice(2))

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { listPresets, readPreset } from '../main/services/presets'
 import { SCHED_FEATURES } from '../sim/kernel/features'
-import { estimateEvents, expandRuns, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
+import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
 import { UsageError } from './args'
@@ -121,7 +121,7 @@ export function validateCommand(a: { file: string; sets: SetArg[]; topology?: st
   io.out(
     `${s.file ?? a.file}: OK: "${s.name}" on ${s.topology.name} (${ncpus} CPUs), ${s.workloads.length} workload(s), ` +
       `${s.variants.length} variant(s) x ${s.seeds} seed(s) = ${s.variants.length * s.seeds} run(s) of ${s.durationMs} ms, ` +
-      `about ${(est.total / 1e6).toFixed(1)} million events per run\n`
+      `about ${formatCount(est.total)} events per run\n`
   )
   return 0
 }
@@ -147,7 +147,7 @@ export function listCommand(what: 'patches' | 'topologies' | 'presets', json: bo
   if (what === 'topologies') {
     const topos = topologyPresets()
     if (json) io.out(JSON.stringify(topos, null, 2) + '\n')
-    else for (const t of topos) io.out(`  ${t.name.padEnd(16)} ${t.description}\n`)
+    else for (const t of topos) io.out(`  ${t.name.padEnd(16)} ${t.description}\n${' '.repeat(19)}source: ${t.source}\n`)
     return 0
   }
   const presets = listPresets()

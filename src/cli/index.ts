@@ -71,9 +71,15 @@ function version(): string {
   }
 }
 
-const invokedDirectly = typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module
-if (invokedDirectly) {
-  void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
-  })
+/** The process entry: exit code, and a reader that closes the pipe early (`| head`) is no error. */
+export async function main(argv: readonly string[]): Promise<void> {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    })
+  }
+  process.exitCode = await runCli(argv)
 }
+
+const invokedDirectly = typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module
+if (invokedDirectly) void main(process.argv.slice(2))

@@ -21,6 +21,14 @@ const HACKBENCH_EVENTS_PER_MESSAGE = 2.5
 /** An iteration made only of synchronisation events is paced by other threads: assume this. */
 const MIN_ITERATION_US = 10
 
+/** 850, 12 thousand, 3.4 million, 1.2 billion. */
+export function formatCount(n: number): string {
+  if (n < 1e3) return String(Math.round(n))
+  if (n < 1e6) return `${Number((n / 1e3).toPrecision(3))} thousand`
+  if (n < 1e9) return `${Number((n / 1e6).toPrecision(3))} million`
+  return `${Number((n / 1e9).toPrecision(3))} billion`
+}
+
 export function estimateEvents(s: Scenario): EventEstimate {
   const durUs = s.durationMs * 1000
   const ncpus = s.topology.clusters.reduce((n, c) => n + c.cpus, 0)

@@ -6,7 +6,7 @@ export { parseScenario, importRtApp, MAX_TASKS, type ParseOptions, type ImportOp
 export { expandRuns, type ExpandOptions, type RunSpec } from './expand'
 export { scenarioJsonSchema } from './json-schema'
 export { ScenarioError, formatIssues, type ScenarioIssue } from './errors'
-export { estimateEvents, type EventEstimate } from './estimate'
+export { estimateEvents, formatCount, type EventEstimate } from './estimate'
 export { listPatches, knownFeatureNames, type PatchInfo } from './patch-adapter'
 export { topologyPresets, resolveTopologyName, DEFAULT_TOPOLOGY, type TopologyPresetInfo } from './topology-adapter'
 export { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, WORKLOAD_TYPES } from './schema'

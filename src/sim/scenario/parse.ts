@@ -2,7 +2,7 @@ import type { PolicyName } from '../kernel/api'
 import { buildTopology } from '../kernel/topology'
 import type { TopologySpec } from '../kernel/topology-types'
 import { IssueSink, ScenarioError } from './errors'
-import { estimateEvents } from './estimate'
+import { estimateEvents, formatCount as fmtCount } from './estimate'
 import { lastEntry, readLenient, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
 import { formatPath, type JsonPath } from './paths'
@@ -197,6 +197,11 @@ function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefin
   }
   const total = t.clusters.reduce((n, c) => n + c.cpus, 0)
   if (total > 1024 && path) sink.error([...path, 'clusters'], `${total} CPUs: at most 1024 are supported`)
+  const nodes = Math.max(...t.clusters.map((c) => c.node ?? c.package ?? 0)) + 1
+  const d = t.numaDistance
+  if (d && path && (d.length !== nodes || d.some((row) => row.length !== nodes))) {
+    sink.error([...path, 'numaDistance'], `needs ${nodes} rows of ${nodes} distances (one per NUMA node of the clusters)`)
+  }
   return t as TopologySpec
 }
 
@@ -359,11 +364,6 @@ export function taskCount(w: WorkloadSpec): number {
   }
 }
 
-function fmtCount(n: number): string {
-  if (n < 1e6) return String(Math.round(n))
-  if (n < 1e9) return `${Number((n / 1e6).toPrecision(3))} million`
-  return `${Number((n / 1e9).toPrecision(3))} billion`
-}
 
 /** Refuse when the run of any variant would be beyond the event limit. */
 export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number): void {

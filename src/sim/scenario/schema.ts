@@ -144,7 +144,8 @@ export const CLUSTER = z.strictObject({
   package: z.number().int().min(0).optional().meta(d('Package (socket). Default 0')),
   node: z.number().int().min(0).optional().meta(d('NUMA node. Default: the package')),
   idleStates: z.array(IDLE_STATE).optional().meta(d('cpuidle states, shallowest first. Default: WFI (1 us) and cpu-off (50 us)')),
-  opps: z.array(z.strictObject({ freqKhz: z.number().min(1), powerMw: z.number().min(0) })).optional().meta(d('Operating points (frequency, power)'))
+  opps: z.array(z.strictObject({ freqKhz: z.number().min(1), powerMw: z.number().min(0) })).optional().meta(d('Energy model: operating points in ascending frequency; the last is the maximum, where `capacity` applies')),
+  cls: z.union([z.string(), z.number()]).optional().meta(d('CPUs with the same cls (inside one LLC) form a cluster (CLS) sched domain. Default: none'))
 })
 
 export const TOPOLOGY = z
@@ -152,8 +153,10 @@ export const TOPOLOGY = z
     z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"')),
     z.strictObject({
       name: z.string().min(1).meta(d('Topology name')),
-      clusters: z.array(CLUSTER).min(1).max(64).meta(d('Clusters of identical CPUs, numbered in order')),
-      source: z.string().optional().meta(d('Where the numbers come from'))
+      clusters: z.array(CLUSTER).min(1).max(256).meta(d('Clusters of identical CPUs, numbered in order')),
+      source: z.string().optional().meta(d('Where the numbers come from')),
+      description: z.string().optional().meta(d('One-line description')),
+      numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote'))
     })
   ])
   .meta(d('CPU topology: a preset name, or clusters of identical CPUs'))

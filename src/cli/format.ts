@@ -179,7 +179,10 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
   }
   const idle = (key: '2.5-3ms' | '3-4ms' | '4ms+'): CompareRow => ({ label: key, cells: cells(byVariant.map((rs) => (rs.length ? rs.map((x) => x.unreasonableIdle.events[key]) : null)), false) })
   const idleRows = [idle('2.5-3ms'), idle('3-4ms'), idle('4ms+')]
-  if (idleRows.some((row) => row.cells.some((c) => (c.value ?? 0) > 0))) tables.push({ title: 'unreasonable idle events', workload: '', digits: 1, rows: idleRows })
+  const idleValues = idleRows.flatMap((row) => row.cells.map((c) => c.value ?? 0))
+  if (idleValues.some((v) => v > 0)) {
+    tables.push({ title: 'unreasonable idle events', workload: '', digits: idleValues.every(Number.isInteger) ? 0 : 1, rows: idleRows })
+  }
   return { scenario, variants, seeds, tables }
 }
 

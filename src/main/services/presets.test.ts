@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseScenario, resolveTopologyName } from '../../sim/scenario'
+import { simulate } from '../../sim'
+import { expandRuns, parseScenario, resolveTopologyName } from '../../sim/scenario'
 import { listPresets, readPreset } from './presets'
 
 const presets = listPresets()
@@ -37,10 +38,15 @@ describe('scenario presets (resources/scenarios)', () => {
       it.skip(`SKIPPED ${p.id}: topology "${topo}" is not in this build`, () => {})
       continue
     }
-    it(`${p.id} is a valid scenario`, () => {
+    it(`${p.id} is a valid scenario and every variant runs`, () => {
       const s = parseScenario(text, p.file)
       expect(s.variants.length).toBeGreaterThanOrEqual(2)
       expect(s.warnings).toEqual([])
+      for (const run of expandRuns(s, { durationMs: 100 })) {
+        const r = simulate(run.scenario, run.variantIndex, run.seed)
+        expect(r.workloads.map((w) => w.name)).toEqual(run.scenario.workloads.map((w) => w.name))
+        expect(r.workloads.some((w) => w.latencyUs.count > 0), `${p.id} / ${run.variant}`).toBe(true)
+      }
     })
   }
 })

@@ -43,6 +43,8 @@ export const USAGE = `usage: schedlab COMMAND [options]
                [--set PATH=VALUE]...
       Simulate every variant x seed; a table of latency percentiles (or the result JSON).
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
+      --out DIR writes result.json and the normalized scenario; --trace writes each run's
+      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.

@@ -141,6 +141,18 @@ describe('schedlab commands (on the simulator)', () => {
     expect(bad.stderr).toMatch(/workloads\[0\]\.periodUs: expected a number, got "x"/)
   })
 
+  it('--trace writes an ftrace-text trace per run that agrees with the run\'s counters', async () => {
+    const io = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--variant', 'base', '--trace', '--out', 'o', '--json'], io)).toBe(0)
+    const r = JSON.parse(io.stdout).variants[0] as VariantResult
+    const trace = io.files['o/cli_test-base-seed1.trace.txt'].trim().split('\n')
+    expect(trace[0]).toBe('# tracer: nop')
+    const switches = trace.filter((l) => l.includes('sched_switch:'))
+    expect(switches.filter((l) => !l.includes('next_pid=0 ')).length).toBe(r.stats.contextSwitches)
+    expect(trace.filter((l) => l.includes('sched_waking:')).length).toBe(r.stats.wakeups)
+    expect(switches[0]).toMatch(/^\s+<idle>-0 \[00\d\] +0\.\d{6}: sched_switch: prev_comm=swapper\/\d prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cyclictest-0 next_pid=1 next_prio=120$/)
+  })
+
   it('--published runs the published duration; without one it is a usage error', async () => {
     const io = memoryIo({ 's.json': scenario })
     expect(await runCli(['run', 's.json', '--published'], io)).toBe(2)

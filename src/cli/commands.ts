@@ -6,7 +6,8 @@ import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
 import { UsageError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
-import type { CliIo } from './io'
+import type { CliIo, LineWriter } from './io'
+import { attachTracer, DEFAULT_TRACE_LINES } from '../sim/metrics/trace'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 
@@ -50,8 +51,17 @@ export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: Run
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
+}
+
+export interface ExecuteOptions {
+  /** Write an ftrace-text trace of each run into this directory. */
+  traceDir?: string
+}
+
 /** Simulate the runs one after the other, with progress on stderr for runs longer than a second. */
-export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: SimulateFn): Promise<VariantResult[]> {
+export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: SimulateFn, opts: ExecuteOptions = {}): Promise<VariantResult[]> {
   const sim = simulate ?? defaultSimulate
   const results: VariantResult[] = []
   runs.forEach((run, i) => {
@@ -59,7 +69,16 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     let lastPrint = 0
     let printed = false
     const label = `[${i + 1}/${runs.length}] ${run.variant}, seed ${run.seed}`
+    let trace: LineWriter | undefined
+    let traced: { lines(): number } | undefined
+    if (opts.traceDir !== undefined) {
+      io.mkdirp(opts.traceDir)
+      const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
+      trace = io.openLines(path)
+      io.err(`tracing ${label} to ${path}\n`)
+    }
     const result = sim(run.scenario, run.variantIndex, run.seed, {
+      configure: trace ? (k) => (traced = attachTracer(k, { emit: (l) => trace?.line(l) })) : undefined,
       onProgress(simNs, durationNs) {
         const now = io.now()
         if (now - started < 1000 || now - lastPrint < (io.errIsTty ? 200 : 2000)) return
@@ -70,6 +89,8 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
         io.err(io.errIsTty ? `\r${line}\u001b[K` : `${line}\n`)
       }
     })
+    trace?.close()
+    if (traced && traced.lines() >= DEFAULT_TRACE_LINES) io.err(`${label}: the trace stopped after ${DEFAULT_TRACE_LINES} lines; shorten the run for a full one\n`)
     if (printed) io.err(io.errIsTty ? `\r${label}: done in ${((io.now() - started) / 1000).toFixed(1)} s\u001b[K\n` : `${label}: done\n`)
     results.push(result)
   })
@@ -85,8 +106,7 @@ function writeOut(dir: string, scenario: Scenario, output: RunOutput, io: CliIo)
 
 export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
-  if (a.trace) io.err('warning: --trace is not available in this build (no trace recorder yet); running without\n')
-  const variants = await executeRuns(runs, io, simulate)
+  const variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
   const output: RunOutput = { scenario: scenario.name, variants }
   if (a.out) writeOut(a.out, scenario, output, io)
   io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output))
@@ -96,8 +116,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
 export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
   const names = [...new Set(runs.map((r) => r.variant))]
-  if (a.trace) io.err('warning: --trace is not available in this build (no trace recorder yet); running without\n')
-  const results = await executeRuns(runs, io, simulate)
+  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
   if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
   let c
   try {

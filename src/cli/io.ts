@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
 export interface CliIo {
@@ -10,8 +10,15 @@ export interface CliIo {
   readFile(path: string): string
   writeFile(path: string, text: string): void
   mkdirp(path: string): void
+  /** A file written line by line (traces), buffered. */
+  openLines(path: string): LineWriter
   /** Wall clock in ms, for progress only (never inside the simulation). */
   now(): number
+}
+
+export interface LineWriter {
+  line(text: string): void
+  close(): void
 }
 
 export function nodeIo(): CliIo {
@@ -23,6 +30,28 @@ export function nodeIo(): CliIo {
     readFile: (p) => readFileSync(p, 'utf8'),
     writeFile: (p, t) => writeFileSync(p, t),
     mkdirp: (p) => mkdirSync(p, { recursive: true }),
+    openLines: (p) => {
+      const fd = openSync(p, 'w')
+      let buf: string[] = []
+      let size = 0
+      const flush = (): void => {
+        if (buf.length === 0) return
+        writeSync(fd, buf.join('\n') + '\n')
+        buf = []
+        size = 0
+      }
+      return {
+        line(t) {
+          buf.push(t)
+          size += t.length
+          if (size > 1 << 20) flush()
+        },
+        close() {
+          flush()
+          closeSync(fd)
+        }
+      }
+    },
     now: () => performance.now()
   }
 }
@@ -51,6 +80,15 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
       io.files[p] = t
     },
     mkdirp() {},
+    openLines(p: string) {
+      const lines: string[] = []
+      return {
+        line: (t: string) => lines.push(t),
+        close: () => {
+          io.files[p] = lines.join('\n') + '\n'
+        }
+      }
+    },
     now: () => performance.now()
   }
   return io

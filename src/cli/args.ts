@@ -4,6 +4,9 @@ import { parseSetArg, type SetArg } from '../sim/scenario/set'
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
 
+/** Invalid input outside the scenario text (unreadable file, unknown preset): exit 2, no usage text. */
+export class InputError extends UsageError {}
+
 export interface RunArgs {
   file: string
   /** --set PATH=VALUE edits applied to the scenario text before parsing. */

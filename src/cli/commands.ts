@@ -4,7 +4,7 @@ import { SCHED_FEATURES } from '../sim/kernel/features'
 import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
-import { UsageError } from './args'
+import { InputError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo, LineWriter } from './io'
 import { attachTracer, DEFAULT_TRACE_LINES } from '../sim/metrics/trace'
@@ -15,10 +15,15 @@ import { defaultSimulate, type SimulateFn } from './simulator'
 export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
   let file = arg
   let text: string
-  if (io.exists(arg)) text = io.readFile(arg)
-  else {
+  if (io.exists(arg)) {
+    try {
+      text = io.readFile(arg)
+    } catch (e) {
+      throw new InputError(`${arg}: cannot read: ${(e as Error).message}`)
+    }
+  } else {
     const preset = readPreset(arg.replace(/\.json$/, ''))
-    if (!preset) throw new UsageError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
+    if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
     file = preset.file
     text = preset.text
   }
@@ -44,7 +49,7 @@ export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: Run
   printWarnings(s, io)
   let durationMs = a.durationMs
   if (a.published) {
-    if (s.publishedDurationMs === undefined) throw new UsageError(`--published: ${s.name} gives no publishedDurationMs`)
+    if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
     durationMs = s.publishedDurationMs
   }
   const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs })
@@ -122,7 +127,7 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   try {
     c = compareResults(scenario.name, results, names, a.percentiles)
   } catch (e) {
-    throw new UsageError((e as Error).message)
+    throw new InputError((e as Error).message)
   }
   io.out(a.json ? JSON.stringify(c, null, 2) + '\n' : a.md ? renderCompareMarkdown(c) : renderCompareText(c))
   return 0

@@ -1,5 +1,5 @@
 import { ScenarioError } from '../sim/scenario'
-import { parseArgs, UsageError, USAGE } from './args'
+import { InputError, parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import type { SimulateFn } from './simulator'
@@ -35,6 +35,10 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
   } catch (e) {
     if (e instanceof ScenarioError) {
       io.err(e.format() + '\n')
+      return 2
+    }
+    if (e instanceof InputError) {
+      io.err(`schedlab: ${e.message}\n`)
       return 2
     }
     if (e instanceof UsageError) {

@@ -87,6 +87,13 @@ describe('hackbench', () => {
     expect(hb(2, { mode: 'thread' }).workloads[0].timeSec ?? 0).toBeGreaterThan(hb(2, { mode: 'process' }).workloads[0].timeSec ?? 0)
   })
 
+  it('policy rr on hackbench: RT workers are not slowed by fair hogs, fair ones are', () => {
+    const t = (policy: string, hog: boolean) =>
+      simulateText(scenarioText([{ type: 'hackbench', groups: 1, fds: 4, loops: 200, policy, ipc: 'pipe' }, ...(hog ? [{ type: 'hog', count: 4 }] : [])], fastCpus(1), 2000)).workloads[0].timeSec ?? 0
+    expect(t('rr', true)).toBeLessThan(t('rr', false) * 1.1)
+    expect(t('other', true)).toBeGreaterThan(t('other', false) * 1.3)
+  })
+
   it('repeat keeps it running as a background load', () => {
     const r = simulateText(scenarioText([{ type: 'hackbench', groups: 1, fds: 2, loops: 10, repeat: true }], fastCpus(2), 50))
     expect(r.workloads[0].extra?.rounds).toBeGreaterThan(10)

@@ -38,6 +38,8 @@ export interface KernelConfig {
   migrationCostNs: number
   rrTimesliceNs: number
   preemptLazy: boolean
+  /** Default timer slack of fair tasks (task->timer_slack_ns, 50 us in the kernel). */
+  timerSlackNs: number
   costs: CostConfig
   debug: boolean
   features: FeatureSet
@@ -79,6 +81,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     migrationCostNs: 500_000,
     rrTimesliceNs: 100_000_000,
     preemptLazy: k.preempt === 'lazy',
+    timerSlackNs: Math.round((k.timerSlackUs ?? 50) * 1000),
     costs: {
       contextSwitchWorkNs: c.contextSwitchUs !== undefined ? Math.round(c.contextSwitchUs * 1000) : DEFAULT_COSTS.contextSwitchWorkNs,
       timerIrqWorkNs: c.timerIrqUs !== undefined ? Math.round(c.timerIrqUs * 1000) : DEFAULT_COSTS.timerIrqWorkNs,

@@ -28,6 +28,8 @@ export interface KernelSpec {
   /** 'full' (default) or 'lazy' (6.13+ PREEMPT_LAZY) preemption model. */
   preempt?: 'full' | 'lazy'
   costs?: CostsSpec
+  /** Timer slack of fair tasks' sleeps in microseconds (default 50, the kernel's default). */
+  timerSlackUs?: number
   /** Turn on the model's invariant checks (tests). */
   debug?: boolean
 }

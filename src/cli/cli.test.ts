@@ -79,9 +79,9 @@ describe('schedlab commands (on the simulator)', () => {
   const scenario = JSON.stringify({
     name: 'cli test',
     topology,
-    kernel: { costs: { timerIrqUs: 4, contextSwitchUs: 3 } },
+    kernel: { timerSlackUs: 0, costs: { timerIrqUs: 4, contextSwitchUs: 3 } },
     durationMs: 20,
-    variants: [{ name: 'base' }, { name: 'other', kernel: { costs: { timerIrqUs: 4, contextSwitchUs: 10 } } }],
+    variants: [{ name: 'base' }, { name: 'other', kernel: { timerSlackUs: 0, costs: { timerIrqUs: 4, contextSwitchUs: 10 } } }],
     workloads: [{ type: 'cyclictest', periodUs: 1000 }]
   })
 

@@ -156,6 +156,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.tunableScaling !== undefined ? { tunableScaling: p.kernel.tunableScaling } : {}),
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
+    ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
@@ -245,6 +246,7 @@ function normalizeCommon(w: WorkloadParsed, name: string, path: JsonPath, sink: 
   if (w.uclampMax !== undefined) out.uclampMax = w.uclampMax
   if (w.delayUs !== undefined) out.delayUs = w.delayUs
   if (w.startCpu !== undefined) out.startCpu = w.startCpu
+  if (w.timerSlackUs !== undefined) out.timerSlackUs = w.timerSlackUs
   return out
 }
 
@@ -262,7 +264,7 @@ function normalizeWorkload(
   opts: ParseOptions
 ): WorkloadSpec | undefined {
   const path: JsonPath = ['workloads', i]
-  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, startCpu: _sc, ...rest } = w
+  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, startCpu: _sc, timerSlackUs: _ts, ...rest } = w
   switch (w.type) {
     case 'cyclictest': {
       // cyclictest bumps a fifo/rr priority of 0 to threads + 1.

@@ -26,6 +26,7 @@ export const COMMON_FIELDS = {
   uclampMax: z.number().int().min(0).max(1024).optional().meta(d('uclamp max (0..1024)')),
   delayUs: z.number().min(0).max(8.64e10).optional().meta(d('Start offset from the beginning of the run, microseconds')),
   startCpu: cpuIndex.optional().meta(d('CPU the tasks start on, bypassing fork placement (e.g. to watch the balancer spread them)')),
+  timerSlackUs: z.number().min(0).max(1e6).optional().meta(d('prctl(PR_SET_TIMERSLACK) of the tasks: how late their hrtimer sleeps may fire. Default: kernel.timerSlackUs for fair tasks, 0 for RT')),
   disabled: z.boolean().optional().meta(d('Leave this workload out (a variant may enable it with `"disabled": false`)'))
 }
 
@@ -174,6 +175,7 @@ const KERNEL_FIELDS = {
   tunableScaling: z.enum(['none', 'log', 'linear']).meta(d('sched_tunable_scaling')),
   preempt: z.enum(['full', 'lazy']).meta(d('Preemption model')),
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
+  timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
   debug: z.boolean().meta(d('Check the model\'s invariants during the run'))
 }
 
@@ -188,6 +190,7 @@ export const KERNEL = z
     tunableScaling: KERNEL_FIELDS.tunableScaling.optional(),
     preempt: KERNEL_FIELDS.preempt.optional(),
     costs: KERNEL_FIELDS.costs.optional(),
+    timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
     debug: KERNEL_FIELDS.debug.optional()
   })
   .meta(d('Base kernel configuration of every variant'))
@@ -205,6 +208,7 @@ export const VARIANT = z
         tunableScaling: KERNEL_FIELDS.tunableScaling.optional(),
         preempt: KERNEL_FIELDS.preempt.optional(),
         costs: KERNEL_FIELDS.costs.optional(),
+        timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
         debug: KERNEL_FIELDS.debug.optional()
       })
       .optional()

@@ -64,6 +64,8 @@ export interface WorkloadCommon {
   delayUs?: number
   /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
   startCpu?: number
+  /** prctl(PR_SET_TIMERSLACK) of the tasks, microseconds (default: the kernel's for fair, 0 for RT). */
+  timerSlackUs?: number
 }
 
 export interface HogWorkload extends WorkloadCommon { type: 'hog' }

@@ -66,7 +66,9 @@ class Instance {
     readonly workload: number,
     readonly prefix: string,
     readonly t0: number,
-    readonly host: WorkloadHost
+    readonly host: WorkloadHost,
+    /** The workload's timerSlackUs (prctl), in ns; undefined = the kernel's default. */
+    readonly timerSlackNs?: number
   ) {
     for (const [name, n] of Object.entries(spec.barriers)) this.barriers.set(name, { waiting: n - 1, q: new WaitQueue() })
   }
@@ -101,7 +103,8 @@ class Instance {
       ...sched,
       cpus: def.props.cpus ?? null,
       startNs,
-      recordLatency: true
+      recordLatency: true,
+      ...(this.timerSlackNs !== undefined ? { timerSlackNs: this.timerSlackNs } : {})
     }
     return { attrs, thread }
   }
@@ -436,7 +439,8 @@ export function createRtApp(spec: RtAppWorkload, index: number): WorkloadInstanc
     setup(host: WorkloadHost): void {
       const t0 = delayNs(spec)
       // Thread names carry the workload name when several rt-app workloads could collide.
-      inst = new Instance(spec.rtapp, index, spec.name === 'rt-app' ? '' : `${spec.name}:`, t0, host)
+      const slack = spec.timerSlackUs !== undefined ? Math.round(spec.timerSlackUs * US) : undefined
+      inst = new Instance(spec.rtapp, index, spec.name === 'rt-app' ? '' : `${spec.name}:`, t0, host, slack)
       for (const def of spec.rtapp.tasks) {
         for (let i = 0; i < def.instance; i++) {
           const { attrs, thread } = inst.makeThread(def, t0 + Math.round(def.delayUs * US))

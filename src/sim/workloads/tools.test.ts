@@ -7,15 +7,24 @@ import { fastCpus, scenarioText, simulateText } from './testing/run-sim'
 const oneIdleState = (n: number, exitLatencyUs: number) => ({ name: 'x', clusters: [{ name: 'c', cpus: n, capacity: 1024, idleStates: [{ name: 'deep', exitLatencyUs, targetResidencyUs: 10 }] }] })
 
 describe('cyclictest', () => {
-  it('alone on an idle CPU, every latency equals the modeled wakeup cost: idle exit + timer irq + switch', () => {
-    for (const [exitUs, irqUs, switchUs] of [[20, 4, 3], [35, 1, 6], [150, 2, 2]]) {
-      const r = simulateText(scenarioText([{ type: 'cyclictest', periodUs: 1000 }], oneIdleState(2, exitUs), 200, { kernel: { costs: { timerIrqUs: irqUs, contextSwitchUs: switchUs } } }))
+  it('alone on an idle CPU, every latency equals the modeled wakeup cost: idle exit + timer irq + switch (+ timer slack if fair)', () => {
+    for (const [exitUs, irqUs, switchUs, slackUs, policy] of [[20, 4, 3, 0, 'other'], [35, 1, 6, 0, 'other'], [150, 2, 2, 0, 'other'], [20, 4, 3, 50, 'other'], [20, 4, 3, 50, 'fifo']] as const) {
+      const r = simulateText(
+        scenarioText([{ type: 'cyclictest', periodUs: 1000, policy }], oneIdleState(2, exitUs), 200, { kernel: { timerSlackUs: slackUs, costs: { timerIrqUs: irqUs, contextSwitchUs: switchUs } } })
+      )
+      const expected = exitUs + irqUs + switchUs + (policy === 'fifo' ? 0 : slackUs)
       const l = r.workloads[0].latencyUs
       expect(l.count).toBe(199)
-      expect(l.min).toBe(exitUs + irqUs + switchUs)
-      expect(l.max).toBe(exitUs + irqUs + switchUs)
+      expect(l.min).toBe(expected)
+      expect(l.max).toBe(expected)
       expect(r.workloads[0].extra?.missedPeriods).toBe(0)
     }
+  })
+
+  it('a workload\'s timerSlackUs (prctl) replaces the kernel default', () => {
+    const lat = (w: object) => simulateText(scenarioText([{ type: 'cyclictest', periodUs: 1000, ...w }], oneIdleState(1, 20), 50)).workloads[0].latencyUs.max
+    expect(lat({}) - lat({ timerSlackUs: 0 })).toBe(50)
+    expect(lat({ timerSlackUs: 10 }) - lat({ timerSlackUs: 0 })).toBe(10)
   })
 
   it('thread k uses periodUs + k x distanceUs; loops stop the threads', () => {

@@ -17,8 +17,9 @@ export function scenarioText(workloads: object[], topology: object | string = fa
   return JSON.stringify({ topology, durationMs, workloads, ...extra })
 }
 
+/** An rt-app workload alone; no timer slack, so sleeps end exactly when asked. */
 export function rtappScenario(tasks: object, cpus = 2, durationMs = 100, global: object = {}): string {
-  return scenarioText([{ type: 'rt-app', tasks, global }], fastCpus(cpus), durationMs)
+  return scenarioText([{ type: 'rt-app', tasks, global }], fastCpus(cpus), durationMs, { kernel: { timerSlackUs: 0 } })
 }
 
 export function threadOf(r: VariantResult, name: string) {

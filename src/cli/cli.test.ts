@@ -66,6 +66,14 @@ describe('seed-thread table form', () => {
     expect(text).toMatch(/0\.863 \(\+\/-1\.3%\) \|\s+0\.764 \(\+\/-0\.7%\) \(\+11 %\)/)
   })
 
+  it('shows a workload that only some columns run, with "-" elsewhere', () => {
+    const a = result('alone', 1, lat(10, 20, 30))
+    const b = result('with stress', 1, lat(50, 60, 70))
+    b.workloads.push({ name: 'stress', type: 'hog', latencyUs: lat(1, 2, 3) })
+    const text = renderCompareText(compareResults('x', [a, b], ['alone', 'with stress']))
+    expect(text).toMatch(/scheduling latency \(us\) for stress\n.*\n99th Percentile\s+\|\s+-\s+\|\s+1\n/)
+  })
+
   it('computes other percentiles from histogram data, or says it cannot', () => {
     expect(percentileFromHist({ lowUs: [1, 2, 10], highUs: [2, 3, 12], counts: [50, 45, 5] }, 95)).toBe(2.5)
     expect(percentileFromHist({ lowUs: [1, 2, 10], highUs: [2, 3, 12], counts: [50, 45, 5] }, 96)).toBe(11)

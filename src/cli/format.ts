@@ -132,13 +132,15 @@ function cells(values: (number[] | null)[], spread: boolean): CompareCell[] {
 export function compareResults(scenario: string, runs: VariantResult[], variants: string[], percentiles: number[] = []): Comparison {
   const byVariant = variants.map((v) => runs.filter((x) => x.name === v))
   const seeds = [...new Set(runs.map((x) => x.seed))].sort((a, b) => a - b)
-  const first = byVariant.find((x) => x.length > 0)?.[0]
+  // Every workload of any column, in order of appearance (a variant may disable some).
+  const workloads: WorkloadResult[] = []
+  for (const r of runs) for (const w of r.workloads) if (!workloads.some((x) => x.name === w.name)) workloads.push(w)
   const tables: CompareTable[] = []
   const pick = (wl: string): (WorkloadResult | undefined)[][] => byVariant.map((rs) => rs.map((x) => x.workloads.find((w) => w.name === wl)))
   const extra = [...new Set(percentiles)].filter((p) => p !== 99 && p !== 99.9).sort((a, b) => a - b)
-  for (const w of first?.workloads ?? []) {
+  for (const w of workloads) {
     const per = pick(w.name)
-    if (w.latencyUs.count > 0) {
+    if (per.some((ws) => ws.some((x) => (x?.latencyUs.count ?? 0) > 0))) {
       const rowOf = (label: string, key: number | 'max'): CompareRow => {
         const values = per.map((ws) => {
           const xs: number[] = []

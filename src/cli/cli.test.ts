@@ -74,6 +74,17 @@ describe('seed-thread table form', () => {
     expect(text).toMatch(/scheduling latency \(us\) for stress\n.*\n99th Percentile\s+\|\s+-\s+\|\s+1\n/)
   })
 
+  it('gives a CPU-bound workload its CPU time, where higher is better', () => {
+    const mk = (name: string, ms: number) => {
+      const r = result(name, 1, lat(1, 2, 3))
+      r.workloads.push({ name: 'stress', type: 'hog', latencyUs: { ...lat(0, 0, 0), count: 0 } })
+      r.tasks = [{ name: 'stress-0', workload: 'stress', cpuTimeMs: ms, latencyUs: lat(0, 0, 0), migrations: 0, contextSwitches: 0, wakeups: 0, lastCpu: 0 }]
+      return r
+    }
+    const text = renderCompareText(compareResults('x', [mk('a', 1000), mk('b', 360)], ['a', 'b']))
+    expect(text).toMatch(/CPU time \(ms\) for stress \(throughput: higher is better\)\n.*\nCPU time\s+\|\s+1000 \|\s+360 \(-64 %\)/)
+  })
+
   it('computes other percentiles from histogram data, or says it cannot', () => {
     expect(percentileFromHist({ lowUs: [1, 2, 10], highUs: [2, 3, 12], counts: [50, 45, 5] }, 95)).toBe(2.5)
     expect(percentileFromHist({ lowUs: [1, 2, 10], highUs: [2, 3, 12], counts: [50, 45, 5] }, 96)).toBe(11)

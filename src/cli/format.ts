@@ -65,6 +65,8 @@ export interface CompareRow {
 export interface CompareTable {
   title: string
   workload: string
+  /** Which direction is an improvement; the change is positive when better. */
+  better: 'lower' | 'higher'
   /** Digits after the decimal point for values. */
   digits: number
   rows: CompareRow[]
@@ -115,13 +117,14 @@ function stddevPct(xs: number[]): number {
   return m === 0 ? 0 : (Math.sqrt(v) / m) * 100
 }
 
-function cells(values: (number[] | null)[], spread: boolean): CompareCell[] {
+function cells(values: (number[] | null)[], spread: boolean, better: 'lower' | 'higher' = 'lower'): CompareCell[] {
   const means = values.map((v) => (v && v.length > 0 ? mean(v) : null))
   const base = means[0]
+  const sign = better === 'lower' ? 1 : -1
   return means.map((m, i) => ({
     value: m,
     ...(spread && values[i] && (values[i] as number[]).length > 1 ? { spreadPct: stddevPct(values[i] as number[]) } : {}),
-    changePct: i === 0 || m === null || base === null || base === 0 ? null : ((base - m) / base) * 100
+    changePct: i === 0 || m === null || base === null || base === 0 ? null : (sign * (base - m) / base) * 100
   }))
 }
 
@@ -140,7 +143,8 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
   const extra = [...new Set(percentiles)].filter((p) => p !== 99 && p !== 99.9).sort((a, b) => a - b)
   for (const w of workloads) {
     const per = pick(w.name)
-    if (per.some((ws) => ws.some((x) => (x?.latencyUs.count ?? 0) > 0))) {
+    const hasLatency = per.some((ws) => ws.some((x) => (x?.latencyUs.count ?? 0) > 0))
+    if (hasLatency) {
       const rowOf = (label: string, key: number | 'max'): CompareRow => {
         const values = per.map((ws) => {
           const xs: number[] = []
@@ -157,6 +161,7 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
       tables.push({
         title: `scheduling latency (us) for ${w.name}`,
         workload: w.name,
+        better: 'lower',
         digits: 0,
         rows: [...extra.map((p) => rowOf(percentileLabel(p), p)), rowOf('99th Percentile', 99), rowOf('99.9th Percentile', 99.9), rowOf('Maximum', 'max')]
       })
@@ -166,7 +171,15 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
         const xs = ws.filter((x): x is WorkloadResult => x?.timeSec !== undefined).map((x) => x.timeSec as number)
         return xs.length ? xs : null
       })
-      tables.push({ title: `${w.name} time (s)`, workload: w.name, digits: 3, rows: [{ label: w.name, cells: cells(values, true) }] })
+      tables.push({ title: `${w.name} time (s)`, workload: w.name, better: 'lower', digits: 3, rows: [{ label: w.name, cells: cells(values, true) }] })
+    }
+    if (!hasLatency && w.timeSec === undefined) {
+      // A CPU-bound workload (no wakeups): its throughput is the CPU time it got.
+      const values = byVariant.map((rs) => {
+        const xs = rs.filter((x) => x.workloads.some((y) => y.name === w.name)).map((x) => x.tasks.filter((t) => t.workload === w.name).reduce((n, t) => n + t.cpuTimeMs, 0))
+        return xs.length ? xs : null
+      })
+      tables.push({ title: `CPU time (ms) for ${w.name} (throughput: higher is better)`, workload: w.name, better: 'higher', digits: 0, rows: [{ label: 'CPU time', cells: cells(values, true, 'higher') }] })
     }
     if (w.requestLatencyUs) {
       const rowOf = (label: string, field: keyof LatencySummary): CompareRow => ({
@@ -176,14 +189,14 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
           return xs.length ? xs : null
         }), false)
       })
-      tables.push({ title: `request latency (us) for ${w.name}`, workload: w.name, digits: 0, rows: [rowOf('Median (P50)', 'p50'), rowOf('99th Percentile', 'p99'), rowOf('99.9th Percentile', 'p99_9'), rowOf('Maximum', 'max')] })
+      tables.push({ title: `request latency (us) for ${w.name}`, workload: w.name, better: 'lower', digits: 0, rows: [rowOf('Median (P50)', 'p50'), rowOf('99th Percentile', 'p99'), rowOf('99.9th Percentile', 'p99_9'), rowOf('Maximum', 'max')] })
     }
   }
   const idle = (key: '2.5-3ms' | '3-4ms' | '4ms+'): CompareRow => ({ label: key, cells: cells(byVariant.map((rs) => (rs.length ? rs.map((x) => x.unreasonableIdle.events[key]) : null)), false) })
   const idleRows = [idle('2.5-3ms'), idle('3-4ms'), idle('4ms+')]
   const idleValues = idleRows.flatMap((row) => row.cells.map((c) => c.value ?? 0))
   if (idleValues.some((v) => v > 0)) {
-    tables.push({ title: 'unreasonable idle events', workload: '', digits: idleValues.every(Number.isInteger) ? 0 : 1, rows: idleRows })
+    tables.push({ title: 'unreasonable idle events', workload: '', better: 'lower', digits: idleValues.every(Number.isInteger) ? 0 : 1, rows: idleRows })
   }
   return { scenario, variants, seeds, tables }
 }
@@ -206,7 +219,7 @@ function formatCell(c: CompareCell, digits: number): string {
 
 export function renderCompareText(c: Comparison): string {
   const seedNote = c.seeds.length > 1 ? `mean over seeds ${c.seeds[0]}..${c.seeds[c.seeds.length - 1]}; ` : ''
-  const out: string[] = [`${c.scenario}  (${seedNote}(+x %) = x % lower than ${c.variants[0]})`]
+  const out: string[] = [`${c.scenario}  (${seedNote}(+x %) = x % better than ${c.variants[0]}: lower latency or time)`]
   for (const t of c.tables) {
     const rows: string[][] = [['', ...c.variants]]
     for (const row of t.rows) rows.push([row.label, ...row.cells.map((cell) => formatCell(cell, t.digits))])
@@ -217,7 +230,7 @@ export function renderCompareText(c: Comparison): string {
 }
 
 export function renderCompareMarkdown(c: Comparison): string {
-  const out: string[] = [`### ${c.scenario}`, '', `(+x %) = x % lower than ${c.variants[0]}${c.seeds.length > 1 ? `; mean over ${c.seeds.length} seeds` : ''}.`]
+  const out: string[] = [`### ${c.scenario}`, '', `(+x %) = x % better than ${c.variants[0]} (lower latency or time)${c.seeds.length > 1 ? `; mean over ${c.seeds.length} seeds` : ''}.`]
   for (const t of c.tables) {
     out.push('', `**${t.title}**`, '', `| | ${c.variants.join(' | ')} |`, `|---|${c.variants.map(() => '---:').join('|')}|`)
     for (const row of t.rows) out.push(`| ${row.label} | ${row.cells.map((cell) => formatCell(cell, t.digits)).join(' | ')} |`)

@@ -3,7 +3,7 @@ import { checkEstimate } from './parse'
 import type { Scenario } from './types'
 
 export interface ExpandOptions {
-  /** Variant names to run (`--variant`); default all, in scenario order. */
+  /** Variant names to run (`--variant`), in this order (the first is compare's baseline); default all, in scenario order. */
   variants?: string[]
   /** First seed (`--seed`); default the scenario's. */
   seed?: number
@@ -23,7 +23,7 @@ export interface RunSpec {
 
 /**
  * Variants x seeds as independent runs, variant-major (all seeds of the first variant, then the
- * next). A duration override is checked against the event limit again.
+ * next), in the order asked for. A duration override is checked against the event limit again.
  */
 export function expandRuns(s: Scenario, o: ExpandOptions = {}): RunSpec[] {
   const file = s.file ?? s.name
@@ -47,11 +47,12 @@ export function expandRuns(s: Scenario, o: ExpandOptions = {}): RunSpec[] {
   }
   if (!sink.ok) throw new ScenarioError(file, sink.issues)
   const runs: RunSpec[] = []
-  s.variants.forEach((v, variantIndex) => {
-    if (!wanted.includes(v.name)) return
+  for (const name of new Set(wanted)) {
+    const variantIndex = s.variants.findIndex((v) => v.name === name)
+    const v = s.variants[variantIndex]
     // A variant that changes workloads runs a scenario with its own workload list.
     const own = v.workloads ? { ...scenario, workloads: v.workloads } : scenario
     for (let k = 0; k < seeds; k++) runs.push({ scenario: own, variantIndex, variant: v.name, seed: seed + k })
-  })
+  }
   return runs
 }

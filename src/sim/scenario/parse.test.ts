@@ -175,9 +175,9 @@ describe('expandRuns', () => {
     ])
   })
 
-  it('filters variants, overrides seeds and duration', () => {
+  it('filters variants in the order asked (the first is the baseline), overrides seeds and duration', () => {
     const runs = expandRuns(s, { variants: ['c', 'a'], seed: 100, seeds: 1, durationMs: 50 })
-    expect(runs.map((r) => [r.variant, r.seed])).toEqual([['a', 100], ['c', 100]])
+    expect(runs.map((r) => [r.variant, r.variantIndex, r.seed])).toEqual([['c', 2, 100], ['a', 0, 100]])
     expect(runs[0].scenario.durationMs).toBe(50)
     expect(s.durationMs).toBe(1000)
   })

@@ -177,9 +177,10 @@ export function listCommand(what: 'patches' | 'topologies' | 'presets', json: bo
   const presets = listPresets()
   if (json) io.out(JSON.stringify(presets, null, 2) + '\n')
   else {
+    const w = Math.max(0, ...presets.map((p) => p.id.length))
     for (const p of presets) {
       const dur = p.publishedDurationMs ? ` [${p.durationMs ?? '?'} ms; published ${p.publishedDurationMs / 1000} s: --published]` : ''
-      io.out(`  ${p.id.padEnd(28)} ${p.name}${dur}\n`)
+      io.out(`  ${p.id.padEnd(w)}  ${p.name}${dur}\n`)
     }
   }
   return 0

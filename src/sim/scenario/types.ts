@@ -1,6 +1,7 @@
 import type { TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
 import type { PolicyName } from '../kernel/api'
+import type { CyclictestWorkload, HackbenchWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
 /**
  * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
@@ -39,6 +40,11 @@ export interface VariantSpec {
   features: Record<string, boolean>
   /** Per-variant kernel overrides (hz, profile, baseSliceUs, ...). */
   kernel?: Partial<Omit<KernelSpec, 'features'>>
+  /**
+   * The workloads of this variant when it overrides some (variants[].workloads in the scenario
+   * text); expandRuns puts them in the run's scenario. Absent: the scenario's workloads.
+   */
+  workloads?: WorkloadSpec[]
 }
 
 /** Fields every workload accepts. */
@@ -58,6 +64,8 @@ export interface WorkloadCommon {
   delayUs?: number
   /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
   startCpu?: number
+  /** prctl(PR_SET_TIMERSLACK) of the tasks, microseconds (default: the kernel's for fair, 0 for RT). */
+  timerSlackUs?: number
 }
 
 export interface HogWorkload extends WorkloadCommon { type: 'hog' }
@@ -75,7 +83,14 @@ export interface PeriodicWorkload extends WorkloadCommon {
 /** Workload types added by later modules extend this open record. */
 export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
 
-export type WorkloadSpec = HogWorkload | PeriodicWorkload | GenericWorkload
+export type WorkloadSpec =
+  | HogWorkload
+  | PeriodicWorkload
+  | CyclictestWorkload
+  | RtAppWorkload
+  | HackbenchWorkload
+  | SchbenchWorkload
+  | GenericWorkload
 
 export interface Scenario {
   name: string
@@ -88,4 +103,12 @@ export interface Scenario {
   seeds: number
   variants: VariantSpec[]
   workloads: WorkloadSpec[]
+  /** Free text shown with presets and in reports. */
+  description?: string
+  /** The duration the published test used (presets), for `--published`. */
+  publishedDurationMs?: number
+  /** Refuse runs whose estimated event count is above this. */
+  maxEvents?: number
+  /** Non-fatal findings of the parser (defaults assumed, keys ignored, values clamped). */
+  warnings?: string[]
 }

@@ -27,16 +27,19 @@ export class Workbench {
     await page.locator('[data-testid="scenario-editor"] .view-lines').click()
     await page.keyboard.press('ControlOrMeta+A')
     await page.keyboard.press('ControlOrMeta+V')
-    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain(text.split('\n')[0].trim())
+    // Monaco renders spaces as no-break spaces.
+    await expect.poll(async () => (await page.locator('[data-testid="scenario-editor"] .view-lines').textContent())?.replace(/\u00a0/g, ' ')).toContain(text.split('\n')[0].trim())
     await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 10_000 }).not.toBe('')
   }
 
-  async setVariantChecked(name: string, checked: boolean): Promise<void> {
+  /** Tick exactly `names` in the Variants menu. */
+  async runOnlyVariants(names: string[]): Promise<void> {
     const pick = this.page.getByTestId('variant-pick')
     if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
-    const box = pick.locator(`input[value="${name}"]`)
-    if (checked) await box.check()
-    else await box.uncheck()
+    for (const box of await pick.locator('input[type="checkbox"]').all()) {
+      if (names.includes((await box.getAttribute('value')) ?? '')) await box.check()
+      else await box.uncheck()
+    }
     await pick.locator('summary').click()
   }
 

@@ -119,7 +119,7 @@ describe('schedlab serve web host', () => {
   it('runs a scenario and pushes progress and completion events to the page', async () => {
     const { host } = await setup()
     const { call, events } = rpc(await connect(host))
-    const text = JSON.stringify({ name: 'ws run', durationMs: 100, variants: [{ name: 'a' }, { name: 'b' }], workloads: [{ type: 'hog', name: 'w', count: 1 }] })
+    const text = JSON.stringify({ name: 'ws run', topology: 'smp-2', durationMs: 100, variants: [{ name: 'a' }, { name: 'b' }], workloads: [{ type: 'hog', name: 'w', count: 1 }] })
     const started = await call('startRun', { text, file: 'ws.json' })
     expect(started.ok).toBe(true)
     const runId = started.value.runId

@@ -94,7 +94,7 @@ describe('IPC registration', () => {
   })
 
   it('forwards service events to the window', async () => {
-    const text = JSON.stringify({ name: 'ipc', durationMs: 10, variants: [{ name: 'a' }], workloads: [{ type: 'hog', name: 'w', count: 1 }] })
+    const text = JSON.stringify({ name: 'ipc', topology: 'smp-2', durationMs: 10, variants: [{ name: 'a' }], workloads: [{ type: 'hog', name: 'w', count: 1 }] })
     const r = await call('startRun', [{ text, file: 'ipc.json' }])
     expect(r.ok).toBe(true)
     await backend.runs.whenIdle()

@@ -58,6 +58,13 @@ describe('augmentSchema', () => {
     expect((schema.$defs.Features as any).properties).toBeUndefined()
   })
 
+  it('neutralizes local refs that point nowhere, keeping the rest', () => {
+    const broken = { type: 'object', properties: { a: { $ref: '#/$defs/Missing', description: 'kept' }, b: { $ref: '#/$defs/There' } }, $defs: { There: { type: 'string' } } }
+    const o = augmentSchema(broken, lists) as any
+    expect(o.properties.a).toEqual({ description: 'kept' })
+    expect(o.properties.b).toEqual({ $ref: '#/$defs/There' })
+  })
+
   it('adds workload types where the schema has none', () => {
     const plain = { type: 'object', properties: { workloads: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } } } }
     const o = augmentSchema(plain, lists) as any

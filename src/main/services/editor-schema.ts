@@ -9,14 +9,19 @@ import type { NamedDoc } from '../../shared/ipc'
 
 type Schema = Record<string, unknown>
 
+function pointerTarget(root: Schema, ref: string): unknown {
+  let target: unknown = root
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    target = target && typeof target === 'object' ? (target as Schema)[key] : undefined
+  }
+  return target
+}
+
 function resolveRef(root: Schema, node: Schema): Schema {
   let cur = node
   for (let guard = 0; guard < 32 && typeof cur.$ref === 'string' && (cur.$ref as string).startsWith('#/'); guard++) {
-    let target: unknown = root
-    for (const raw of (cur.$ref as string).slice(2).split('/')) {
-      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-      target = target && typeof target === 'object' ? (target as Schema)[key] : undefined
-    }
+    const target = pointerTarget(root, cur.$ref as string)
     if (!target || typeof target !== 'object') break
     cur = target as Schema
   }
@@ -108,9 +113,30 @@ export interface EditorLists {
   topologies: readonly NamedDoc[]
 }
 
+/**
+ * A local `$ref` that points nowhere makes the JSON worker flag every document at line 1; such
+ * a node accepts anything instead (validation proper is the scenario parser's job).
+ */
+export function dropDanglingRefs(root: Schema): string[] {
+  const dropped: string[] = []
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return
+    if (Array.isArray(node)) return node.forEach(visit)
+    const n = node as Schema
+    if (typeof n.$ref === 'string' && n.$ref.startsWith('#/') && pointerTarget(root, n.$ref) === undefined) {
+      dropped.push(n.$ref)
+      delete n.$ref
+    }
+    for (const v of Object.values(n)) visit(v)
+  }
+  visit(root)
+  return dropped
+}
+
 /** A copy of `schema` carrying the registries for completion and hover. */
 export function augmentSchema(schema: Record<string, unknown>, lists: EditorLists): Record<string, unknown> {
   const root = structuredClone(schema) as Schema
+  dropDanglingRefs(root)
   offerNames(root, ['variants', '*', 'patches', '*'], lists.patches)
   offerNames(root, ['topology'], lists.topologies)
   offerFlags(root, ['kernel', 'features'], lists.features)

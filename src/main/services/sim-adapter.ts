@@ -1,137 +1,40 @@
 /**
  * The one module through which the workbench reaches the simulator, the scenario language and
  * the registries (patches, sched_feat flags, topologies, presets). Everything else in src/main
- * and src/cli/serve.ts imports these names from here, so wiring a module that lands on main is
- * a change to this file only.
- *
- * INTERIM: src/sim/scenario/index.ts (the scenario language) is not on main yet. Until it is,
- * parsing is a plain JSONC parse with structural checks (workload types, patch names and
- * topology names against the registries).
+ * and src/cli/serve.ts imports these names from here, so the services depend on one surface.
  */
-import { promises as fs } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser'
-import type { Scenario } from '../../sim/scenario/types'
-import type { NamedDoc, PresetInfo, ScenarioDoc, ScenarioIssue } from '../../shared/ipc'
+import type { NamedDoc, PresetInfo, ScenarioDoc } from '../../shared/ipc'
 import { SCHED_FEATURES } from '../../sim/kernel/features'
-import { PATCHES, findPatch } from '../../sim/patches/index'
-import { WORKLOAD_TYPES } from '../../sim/workloads/index'
-import { TOPOLOGY_PRESETS, presetSpec } from '../../sim/kernel/topologies'
-
-export type { Scenario }
+import { PATCHES } from '../../sim/patches/index'
+import { TOPOLOGY_PRESETS } from '../../sim/kernel/topologies'
+import { ScenarioError, WORKLOAD_TYPES, rtappScenarioText } from '../../sim/scenario/index'
+import * as presets from './presets'
 
 export { simulate } from '../../sim/index'
-
-/** Invalid scenario input: the file and every issue found. */
-export class ScenarioError extends Error {
-  constructor(readonly file: string, readonly issues: ScenarioIssue[]) {
-    super(issues.map((i) => `${file}${i.line ? `:${i.line}:${i.column ?? 1}` : ''}: ${i.path}: ${i.message}`).join('\n'))
-    this.name = 'ScenarioError'
-  }
-
-  format(): string {
-    return this.message
-  }
-}
+export { parseScenario, expandRuns, scenarioJsonSchema, ScenarioError } from '../../sim/scenario/index'
+export type { Scenario, RunSpec } from '../../sim/scenario/index'
 
 export function isScenarioError(err: unknown): err is ScenarioError {
   return err instanceof ScenarioError
 }
 
-function lineCol(text: string, offset: number): { line: number; column: number } {
-  let line = 1
-  let last = -1
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++
-      last = i
-    }
-  }
-  return { line, column: offset - last }
-}
-
-export function parseScenario(text: string, file: string): Scenario {
-  const errors: ParseError[] = []
-  const raw = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false }) as Record<string, unknown>
-  if (errors.length > 0) {
-    throw new ScenarioError(file, errors.map((e) => ({ path: '(root)', message: printParseErrorCode(e.error), ...lineCol(text, e.offset) })))
-  }
-  const issues: ScenarioIssue[] = []
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) issues.push({ path: '(root)', message: 'expected an object' })
-  else if (!Array.isArray(raw.workloads) || raw.workloads.length === 0) issues.push({ path: 'workloads', message: 'expected a non-empty array of workloads' })
-  else {
-    ;(raw.workloads as { type?: unknown }[]).forEach((w, i) => {
-      if (!WORKLOAD_TYPES.includes(String(w?.type))) issues.push({ path: `workloads[${i}].type`, message: `unknown workload type ${JSON.stringify(w?.type)} (known: ${WORKLOAD_TYPES.join(', ')})` })
-    })
-    ;((raw.variants ?? []) as { patches?: unknown[] }[]).forEach((v, i) => {
-      ;(v?.patches ?? []).forEach((p, j) => {
-        if (!findPatch(String(p))) issues.push({ path: `variants[${i}].patches[${j}]`, message: `unknown patch ${JSON.stringify(p)}` })
-      })
-    })
-    if (raw.durationMs !== undefined && !(typeof raw.durationMs === 'number' && raw.durationMs > 0)) issues.push({ path: 'durationMs', message: 'must be a positive number of milliseconds' })
-  }
-  const topology = presetSpec(String(raw.topology ?? 'smp-8'))
-  if (!topology) issues.push({ path: 'topology', message: `unknown topology ${JSON.stringify(raw.topology)} (known: ${TOPOLOGY_PRESETS.map((t) => t.name).join(', ')})` })
-  if (issues.length || !topology) throw new ScenarioError(file, issues)
-  const variants = Array.isArray(raw.variants) && raw.variants.length > 0
-    ? (raw.variants as { name?: string; patches?: string[]; features?: Record<string, boolean> }[]).map((v, i) => ({
-        name: v.name ?? `variant-${i}`, patches: v.patches ?? [], features: v.features ?? {}
-      }))
-    : [{ name: 'default', patches: [], features: {} }]
-  return {
-    name: typeof raw.name === 'string' ? raw.name : file,
-    file,
-    topology,
-    kernel: { hz: 250, profile: 'tip-2026', features: (raw.kernel as { features?: Record<string, boolean> } | undefined)?.features ?? {} },
-    durationMs: typeof raw.durationMs === 'number' ? raw.durationMs : 10000,
-    seed: typeof raw.seed === 'number' ? raw.seed : 1,
-    seeds: typeof raw.seeds === 'number' ? raw.seeds : 1,
-    variants,
-    workloads: raw.workloads as Scenario['workloads']
-  }
-}
-
-export interface RunSpec {
-  scenario: Scenario
-  variantIndex: number
-  seed: number
-}
-
-export function expandRuns(s: Scenario, opts: { variants?: string[] } = {}): RunSpec[] {
-  const out: RunSpec[] = []
-  s.variants.forEach((v, variantIndex) => {
-    if (opts.variants && !opts.variants.includes(v.name)) return
-    for (let k = 0; k < s.seeds; k++) out.push({ scenario: s, variantIndex, seed: s.seed + k })
-  })
-  return out
-}
-
-export function scenarioJsonSchema(): Record<string, unknown> {
-  const features = { type: 'object', additionalProperties: { type: 'boolean' } }
-  return {
-    type: 'object',
-    properties: {
-      name: { type: 'string' },
-      topology: { type: 'string' },
-      kernel: { type: 'object', properties: { features } },
-      variants: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, patches: { type: 'array', items: { type: 'string' } }, features } } },
-      workloads: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } }
-    }
-  }
-}
-
-/** Wrap an rt-app JSON file as the one workload of a new scenario. */
+/** An rt-app file as the text of a new scenario (checked first; ScenarioError names the file). */
 export function importRtApp(text: string, file: string): string {
-  const errors: ParseError[] = []
-  const raw = parseJsonc(text, errors, { allowTrailingComma: true }) as Record<string, unknown>
-  if (errors.length > 0 || !raw || typeof raw !== 'object' || !raw.tasks) {
-    throw new ScenarioError(file, [{ path: 'tasks', message: 'not an rt-app file (no "tasks" object)' }])
-  }
-  return JSON.stringify({ name: file, topology: 'smp-8', variants: [{ name: 'base' }], workloads: [{ type: 'rt-app', name: 'rtapp', ...raw }] }, null, 2)
+  return rtappScenarioText(text, file)
 }
 
+/** sched_feat flags, then the model switches the patches set (also accepted in `features`). */
 export function featureDocs(): NamedDoc[] {
-  return SCHED_FEATURES.map((f) => ({ name: f.name, doc: f.doc }))
+  const out: NamedDoc[] = SCHED_FEATURES.map((f) => ({ name: f.name, doc: f.doc }))
+  const seen = new Set(out.map((f) => f.name))
+  for (const p of PATCHES) {
+    for (const sw of Object.keys(p.switches)) {
+      if (seen.has(sw)) continue
+      seen.add(sw)
+      out.push({ name: sw, doc: `Model switch of patch ${p.name} (seed ${p.seed}): ${p.effect}` })
+    }
+  }
+  return out
 }
 
 export function patchDocs(): NamedDoc[] {
@@ -149,14 +52,12 @@ export function workloadTypeDocs(): NamedDoc[] {
   return WORKLOAD_TYPES.map((name) => ({ name, doc: '' }))
 }
 
-const PRESET_DIR = resolve(__dirname, '../../../resources/scenarios')
-
-export async function listPresets(dir = PRESET_DIR): Promise<PresetInfo[]> {
-  const names = await fs.readdir(dir).catch(() => [] as string[])
-  return names.filter((n) => n.endsWith('.json')).sort().map((n) => ({ id: n.slice(0, -5), name: n.slice(0, -5), description: '' }))
+export async function listPresets(): Promise<PresetInfo[]> {
+  return presets.listPresets().map((p) => ({ id: p.id, name: p.name, description: p.description }))
 }
 
-export async function readPreset(id: string, dir = PRESET_DIR): Promise<ScenarioDoc> {
-  const file = join(dir, `${id}.json`)
-  return { name: `${id}.json`, path: null, text: await fs.readFile(file, 'utf8') }
+export async function readPreset(id: string): Promise<ScenarioDoc> {
+  const p = presets.readPreset(id)
+  if (!p) throw new Error(`no preset named "${id}"`)
+  return { name: `${id}.json`, path: null, text: p.text }
 }

@@ -68,18 +68,26 @@ function axis(theme: ChartTheme, title: string, extra: Record<string, unknown> =
   }
 }
 
-const logTick = (v: number | string): string => {
+const logTick = (v: number | string, _i: number, ticks: readonly unknown[]): string => {
   const n = Number(v)
-  const e = Math.log10(n)
-  // Label decades and their 2x/5x points only, as log axes are read.
-  const m = n / 10 ** Math.floor(e + 1e-9)
-  return [1, 2, 5].some((k) => Math.abs(m - k) < 1e-6) ? (n >= 1000 ? `${n / 1000}k` : String(n)) : ''
+  const text = n >= 1000 ? `${+(n / 1000).toPrecision(3)}k` : String(+n.toPrecision(3))
+  if (ticks.length <= 8) return text
+  // On a wide axis, label decades and their 2x/5x points only, as log axes are read.
+  const m = n / 10 ** Math.floor(Math.log10(n) + 1e-9)
+  return [1, 2, 5].some((k) => Math.abs(m - k) < 1e-6) ? text : ''
 }
 
 type Point = { x: number; y: number | null }
 
-const latencyLogAxis = (theme: ChartTheme) =>
-  axis(theme, 'scheduling latency (us), log scale', { type: 'logarithmic', ticks: { color: theme.text, callback: logTick, autoSkip: false, maxRotation: 0 } })
+/** Log latency axis; a narrow range (all samples alike) is widened so it has readable ticks. */
+function latencyLogAxis(theme: ChartTheme, xs: readonly number[]) {
+  const lo = xs.length ? Math.min(...xs) : 1
+  const hi = xs.length ? Math.max(...xs) : 10
+  const widen = hi / lo < 4 ? { min: lo / 2, max: hi * 2 } : {}
+  return axis(theme, 'scheduling latency (us), log scale', { type: 'logarithmic', ...widen, ticks: { color: theme.text, callback: logTick, autoSkip: false, maxRotation: 0 } })
+}
+
+const xsOf = (datasets: readonly { data: readonly Point[] }[]): number[] => datasets.flatMap((d) => d.data.map((p) => p.x))
 
 /** Cumulative distribution of scheduling latency, x on a log axis, one curve per series. */
 export function cdfConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'line', Point[]> {
@@ -102,7 +110,7 @@ export function cdfConfig(series: readonly Series[], workload: string, theme: Ch
       ...baseOptions(theme, `Latency CDF: ${workload}`),
       parsing: false,
       scales: {
-        x: latencyLogAxis(theme),
+        x: latencyLogAxis(theme, xsOf(datasets)),
         y: axis(theme, 'share of wakeups ≤ x', { type: 'linear', min: 0, max: 1, ticks: { color: theme.text, callback: (v: number | string) => `${Math.round(Number(v) * 100)}%` } })
       }
     }
@@ -141,7 +149,7 @@ export function histogramConfig(series: readonly Series[], workload: string, the
       ...baseOptions(theme, `Latency histogram: ${workload}`),
       parsing: false,
       scales: {
-        x: latencyLogAxis(theme),
+        x: latencyLogAxis(theme, xsOf(datasets)),
         y: axis(theme, '% of wakeups', { type: 'linear', min: 0 })
       }
     }

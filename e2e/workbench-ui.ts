@@ -43,14 +43,22 @@ export class Workbench {
     await pick.locator('summary').click()
   }
 
-  /** Start a run and wait for it (not an earlier one) to end with `status`. */
-  async runAndWait(status: RunStatus): Promise<void> {
+  /** Press Run and wait until the new run's progress shows (a refused scenario fails here, with its problems). */
+  async startRun(): Promise<void> {
     const progress = this.page.getByTestId('run-progress')
     const before = await progress.getAttribute('data-run-id')
     await this.page.getByTestId('run-button').click()
-    await expect.poll(() => progress.getAttribute('data-run-id')).not.toBe(before)
+    await expect.poll(async () => {
+      if (await this.page.getByTestId('error-panel').isVisible()) return `refused: ${await this.page.getByTestId('error-panel').textContent()}`
+      return (await progress.getAttribute('data-run-id')) === before ? 'waiting' : 'started'
+    }, { timeout: 30_000 }).toBe('started')
     expect(await progress.isVisible()).toBe(true)
-    await expect.poll(() => progress.getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
+  }
+
+  /** Start a run and wait for it (not an earlier one) to end with `status`. */
+  async runAndWait(status: RunStatus): Promise<void> {
+    await this.startRun()
+    await expect.poll(() => this.page.getByTestId('run-progress').getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
   }
 
   /** Pixels of a canvas in the first series colour: proof that a curve or bars were drawn. */

@@ -4,7 +4,7 @@
  * Screenshots of the editor, results and comparison go to artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
@@ -258,6 +258,21 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme)
     expect(pageErrors).toEqual([])
+  })
+
+  it('moves a corrupt run file aside, reports it, and keeps the other runs', async () => {
+    const items = page.locator('[data-testid="history-item"]')
+    const count = await items.count()
+    const victim = (await items.last().getAttribute('data-run-id'))!
+    writeFileSync(join(dataDir, 'runs', `${victim}.json`), '{"format": 1, "id": "trunc')
+    await items.last().locator('.run-name').click()
+    const panel = page.getByTestId('error-panel')
+    await expect.poll(() => panel.textContent()).toContain('moved to')
+    expect(await panel.textContent()).toContain(`${victim}.json`)
+    await expect.poll(() => items.count()).toBe(count - 1)
+    expect(readdirSync(join(dataDir, 'runs', 'corrupt')).some((f) => f.startsWith(`${victim}.json`))).toBe(true)
+    await items.first().locator('.run-name').click()
+    await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
   })
 })
 

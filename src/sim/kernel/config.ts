@@ -3,6 +3,7 @@
  * flat configuration the kernel model reads in its hot paths.
  */
 import type { KernelSpec, VariantSpec } from '../scenario/types'
+import type { CostsSpec } from './topology-types'
 import { defaultFeatures, profileOrdinal, P_6_17, type FeatureSet, type KernelProfile } from './features'
 import { patchSwitches, PATCH_SWITCH_NAMES } from '../patches'
 
@@ -13,16 +14,23 @@ export interface CostConfig {
   timerIrqWorkNs: number
   /** IPI delivery latency to a remote CPU (wall time). */
   ipiNs: number
+  /**
+   * Cache/TLB refill after switching to a task that is not the last one that ran on the CPU,
+   * as CPU work at capacity 1024; delays the task's progress, not its latency.
+   */
+  coldSwitchWorkNs: number
 }
 
 /**
  * Documented defaults (stated estimates; the RB5 preset calibrates its own): a context switch
- * of ~3 us and a timer interrupt path of ~4 us on a big core, an IPI of ~2 us.
+ * of ~3 us and a timer interrupt path of ~4 us on a big core, an IPI of ~2 us, and ~2 us of
+ * cache refill when a different task ran on the CPU in between.
  */
 export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   contextSwitchWorkNs: 3000,
   timerIrqWorkNs: 4000,
-  ipiNs: 2000
+  ipiNs: 2000,
+  coldSwitchWorkNs: 2000
 })
 
 export interface KernelConfig {
@@ -58,7 +66,7 @@ export function sliceScaleFactor(ncpus: number, scaling: 'none' | 'log' | 'linea
   return 1 + Math.floor(Math.log2(n))
 }
 
-export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number): KernelConfig {
+export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number, hardwareCosts: CostsSpec = {}): KernelConfig {
   const k = { ...kernel, ...(variant?.kernel ?? {}) } as KernelSpec
   const profile = k.profile
   const features: FeatureSet = defaultFeatures(profile)
@@ -70,7 +78,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
   }
   const norm = Math.round((k.baseSliceUs ?? defaultBaseSliceUs(profile)) * 1000)
   const hz = k.hz
-  const c = k.costs ?? {}
+  const c = { ...hardwareCosts, ...(k.costs ?? {}) }
   return {
     profile,
     prof: profileOrdinal(profile),
@@ -85,7 +93,8 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     costs: {
       contextSwitchWorkNs: c.contextSwitchUs !== undefined ? Math.round(c.contextSwitchUs * 1000) : DEFAULT_COSTS.contextSwitchWorkNs,
       timerIrqWorkNs: c.timerIrqUs !== undefined ? Math.round(c.timerIrqUs * 1000) : DEFAULT_COSTS.timerIrqWorkNs,
-      ipiNs: c.ipiUs !== undefined ? Math.round(c.ipiUs * 1000) : DEFAULT_COSTS.ipiNs
+      ipiNs: c.ipiUs !== undefined ? Math.round(c.ipiUs * 1000) : DEFAULT_COSTS.ipiNs,
+      coldSwitchWorkNs: c.coldSwitchUs !== undefined ? Math.round(c.coldSwitchUs * 1000) : DEFAULT_COSTS.coldSwitchWorkNs
     },
     debug: k.debug === true,
     features

@@ -126,6 +126,7 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['wakeeFlips', Int32Array, 0],
   ['wakeeFlipDecayTs', Float64Array, 0],
   ['recentUsedCpu', Int32Array, -1],
+  ['lastWaker', Int32Array, -1],
   ['nrSwitches', Float64Array, 0],
   ['nrMigrations', Float64Array, 0],
   ['nrWakeups', Float64Array, 0],
@@ -193,6 +194,8 @@ export class Kernel implements TaskContext {
   wakeeFlips!: Int32Array
   wakeeFlipDecayTs!: Float64Array
   recentUsedCpu!: Int32Array
+  /** The task whose wakeup made this one runnable last (NIL for timers). */
+  lastWaker!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
   nrSwitches!: Float64Array
@@ -204,6 +207,8 @@ export class Kernel implements TaskContext {
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
   nrRunning: Int32Array
+  /** The last task that ran on each CPU (cache warmth). */
+  lastTaskOn: Int32Array
   /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
   nrIdleQueued: Int32Array
   needResched: Uint8Array
@@ -254,6 +259,8 @@ export class Kernel implements TaskContext {
   nrDelayedWoken = 0
   /** Test probe: a fair task went to sleep ineligible and stays queued as sched_delayed. */
   onDelayed: ((cpu: number, se: number) => void) | null = null
+  /** PM QoS CPU latency limit: idle states with a longer exit latency are not entered. */
+  cpuLatencyQosNs = Infinity
   /** Test probe: set_protect_slice() just ran for se. */
   onSetProtect: ((cpu: number, se: number) => void) | null = null
   /** Test probe: a fair task was enqueued (after placement). */
@@ -280,6 +287,8 @@ export class Kernel implements TaskContext {
   private localReschedMark: Uint8Array
   private idleStates: IdleStateSpec[][]
   private liveTasks = 0
+  /** A task exited: the stop condition (every workload done) is worth checking now. */
+  private exitedSinceCheck = false
   onTaskExit: ((task: number) => void) | null = null
 
   constructor(readonly topo: Topology, readonly cfg: KernelConfig, seed: number, taskCapacity = 64) {
@@ -294,6 +303,7 @@ export class Kernel implements TaskContext {
 
     this.curr = new Int32Array(c).fill(NIL)
     this.nrRunning = new Int32Array(c)
+    this.lastTaskOn = new Int32Array(c).fill(NIL)
     this.nrIdleQueued = new Int32Array(c)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
@@ -606,8 +616,9 @@ export class Kernel implements TaskContext {
     const states = this.idleStates[cpu]
     const predicted = this.idlePredictNs[cpu]
     let s = 0
+    const qos = this.cpuLatencyQosNs
     for (let i = states.length - 1; i > 0; i--) {
-      if (states[i].targetResidencyUs * 1000 <= predicted) {
+      if (states[i].targetResidencyUs * 1000 <= predicted && states[i].exitLatencyUs * 1000 <= qos) {
         s = i
         break
       }
@@ -751,6 +762,15 @@ export class Kernel implements TaskContext {
       if (this.attrs[next].recordLatency) this.latency[next].record(start - this.wakeTs[next])
       this.wakeTs[next] = -1
     }
+    // another task ran here since `next` last did: its working set has to come back into the
+    // caches and TLB, which slows its first microseconds (not scheduler time, not latency);
+    // not when that task was its waker, whose data (the message it just wrote) is what it
+    // reads: the cache locality NEXT_BUDDY and wake_affine bet on
+    const last = this.lastTaskOn[cpu]
+    if (last !== next) {
+      this.lastTaskOn[cpu] = next
+      if (last !== this.lastWaker[next]) this.segStart[cpu] += Math.ceil(this.cfg.costs.coldSwitchWorkNs / this.cpuRate[cpu])
+    }
     this.armRunDone(cpu, next)
   }
 
@@ -780,6 +800,7 @@ export class Kernel implements TaskContext {
     this.nrWakeups[p]++
     this.wakeups++
     const waker = this.stepping
+    this.lastWaker[p] = waker
     if (waker !== NIL) this.recordWakee(waker, p)
     let cpu = this.taskCpu[p]
     if (this.onRq[p] !== 0) {
@@ -1088,6 +1109,7 @@ export class Kernel implements TaskContext {
       this.state[t] = TASK_DEAD
       this.deactivateTask(cpu, t, DEQUEUE_SLEEP | DEQUEUE_SPECIAL)
       this.liveTasks--
+      this.exitedSinceCheck = true
       this.programs[t].exited?.(t, this)
       if (this.onTaskExit) this.onTaskExit(t)
       this.schedule(cpu)
@@ -1122,7 +1144,8 @@ export class Kernel implements TaskContext {
       // processed before the reschedules they raised take effect
       if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
-      if (++sinceCheck >= 4096) {
+      if (++sinceCheck >= 4096 || this.exitedSinceCheck) {
+        this.exitedSinceCheck = false
         sinceCheck = 0
         if (progress) progress(this.now)
         if (stop && stop()) break

@@ -45,6 +45,18 @@ export interface ClusterSpec {
   cls?: string | number
 }
 
+/** Modeled CPU-side costs (scenario `kernel.costs`; a topology preset may calibrate its own). */
+export interface CostsSpec {
+  /** Context switch cost charged to the CPU switching tasks. */
+  contextSwitchUs?: number
+  /** Delay of a reschedule/wakeup IPI to a remote CPU. */
+  ipiUs?: number
+  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
+  timerIrqUs?: number
+  /** Cache/TLB refill when switching to a task other than the CPU's previous one (CPU work at 1024). */
+  coldSwitchUs?: number
+}
+
 export interface TopologySpec {
   name: string
   clusters: ClusterSpec[]
@@ -57,6 +69,8 @@ export interface TopologySpec {
    * the diagonal and 20 (the kernel's REMOTE_DISTANCE) elsewhere.
    */
   numaDistance?: number[][]
+  /** Cost calibration for this hardware; the scenario's kernel.costs override it. */
+  costs?: CostsSpec
 }
 
 export interface CpuInfo {

@@ -1,5 +1,5 @@
 import type { Scenario, WorkloadSpec } from './types'
-import type { CyclictestWorkload, HackbenchWorkload, RtAppSpec, SchbenchWorkload } from './workload-specs'
+import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppSpec, SchbenchWorkload } from './workload-specs'
 
 /**
  * A rough upper-bound estimate of the events one run (one variant, one seed) will simulate, so
@@ -57,6 +57,12 @@ function workloadEvents(w: WorkloadSpec, durUs: number, ncpus: number, hz: numbe
     }
     case 'hog':
       return (w.count ?? 1) * durUs * tickRate * 2
+    case 'noise': {
+      const n = w as NoiseWorkload
+      const perCpu = n.perCpu * (n.cpus?.length ?? ncpus) * (durUs / n.perCpuPeriodUs)
+      const daemons = n.daemons * (durUs / n.daemonPeriodUs)
+      return (perCpu + daemons) * PER_ACTIVATION
+    }
     case 'rt-app':
       return rtappEvents((w as { rtapp: RtAppSpec }).rtapp, durUs)
     case 'hackbench':

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { estimateEvents, expandRuns, importRtApp, parseScenario, ScenarioError, scenarioJsonSchema } from './index'
 import { scenarioReferenceMarkdown } from './docs'
+import { WORKLOAD_TYPES } from './schema'
 import type { CyclictestWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
 const issuesOf = (fn: () => unknown): ScenarioError => {
@@ -198,7 +199,7 @@ describe('one schema source', () => {
     expect(text).toContain('"^barrier"')
     expect(text).toContain('"PREEMPT_SHORT"')
     expect(text).toContain('"short-slice-v1"')
-    expect(js.properties.workloads.items?.oneOf?.length).toBe(6)
+    expect(js.properties.workloads.items?.oneOf?.length).toBe(WORKLOAD_TYPES.length)
   })
 
   it('docs/scenario.md is up to date (npm run docs:scenario)', () => {

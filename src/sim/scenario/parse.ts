@@ -273,6 +273,7 @@ function normalizeWorkload(
     }
     case 'hackbench':
     case 'periodic':
+    case 'noise':
     case 'hog': {
       const common = normalizeCommon(w, name, path, sink, ctx.ncpus, DEFAULT_RT_PRIORITY)
       return { ...common, ...rest, type: w.type } as WorkloadSpec

@@ -41,7 +41,8 @@ export const CYCLICTEST = z
     distanceUs: z.number().min(0).max(1e8).default(500).meta(d('Interval added per thread (-d): thread k uses periodUs + k x distanceUs')),
     loops: z.number().int().min(0).default(0).meta(d('Cycles per thread (-l); 0 = until the end of the run')),
     relative: z.boolean().default(false).meta(d('Relative sleeps (-r) instead of the absolute timer grid')),
-    pin: z.boolean().default(false).meta(d('Pin thread k to CPU k of `cpus` (or of the topology), round robin (-a)'))
+    pin: z.boolean().default(false).meta(d('Pin thread k to CPU k of `cpus` (or of the topology), round robin (-a)')),
+    laptop: z.boolean().default(false).meta(d('--laptop / --default-system: do not write 0 to /dev/cpu_dma_latency. By default cyclictest holds that PM QoS request, which keeps every CPU in its shallowest idle state'))
   })
   .meta({
     title: 'cyclictest',
@@ -125,9 +126,25 @@ export const HOG = z
   })
   .meta({ title: 'hog', description: 'CPU-bound tasks that never sleep.' })
 
-export const WORKLOAD = z.discriminatedUnion('type', [CYCLICTEST, RTAPP, HACKBENCH, SCHBENCH, PERIODIC, HOG])
+export const NOISE = z
+  .strictObject({
+    type: z.literal('noise'),
+    ...COMMON_FIELDS,
+    perCpu: z.number().int().min(0).max(64).default(1).meta(d('Per-CPU bound threads (kworker-like) on every CPU (or every CPU of `cpus`)')),
+    perCpuPeriodUs: z.number().min(10).max(1e9).default(4000).meta(d('Mean time between activations of a per-CPU thread (exponential), microseconds')),
+    perCpuRunUs: z.number().min(0).max(1e8).default(30).meta(d('Mean work per activation of a per-CPU thread (exponential), microseconds at capacity 1024')),
+    daemons: z.number().int().min(0).max(10000).default(4).meta(d('Unbound daemon threads')),
+    daemonPeriodUs: z.number().min(10).max(1e9).default(100000).meta(d('Mean time between activations of a daemon (exponential), microseconds')),
+    daemonRunUs: z.number().min(0).max(1e8).default(800).meta(d('Mean work per daemon activation (exponential: a few run several times longer), microseconds at capacity 1024'))
+  })
+  .meta({
+    title: 'noise',
+    description: 'Background activity of a running Linux system: per-CPU kworker-like threads with short frequent bursts and unbound daemons with rarer, longer ones, at random (seeded) times. Real boards are never idle; their tails come from this.'
+  })
 
-export const WORKLOAD_TYPES = ['cyclictest', 'rt-app', 'hackbench', 'schbench', 'periodic', 'hog'] as const
+export const WORKLOAD = z.discriminatedUnion('type', [CYCLICTEST, RTAPP, HACKBENCH, SCHBENCH, PERIODIC, HOG, NOISE])
+
+export const WORKLOAD_TYPES = ['cyclictest', 'rt-app', 'hackbench', 'schbench', 'periodic', 'hog', 'noise'] as const
 
 export const IDLE_STATE = z.strictObject({
   name: z.string().min(1).meta(d('State name, e.g. WFI')),
@@ -149,6 +166,13 @@ export const CLUSTER = z.strictObject({
   cls: z.union([z.string(), z.number()]).optional().meta(d('CPUs with the same cls (inside one LLC) form a cluster (CLS) sched domain. Default: none'))
 })
 
+export const COSTS = z.strictObject({
+  contextSwitchUs: z.number().min(0).max(1000).optional().meta(d('Context switch cost charged to the CPU switching tasks')),
+  ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
+  timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires')),
+  coldSwitchUs: z.number().min(0).max(1000).optional().meta(d('Cache/TLB refill after switching to a task other than the CPU\'s previous one (slows the task, not its latency)'))
+})
+
 export const TOPOLOGY = z
   .union([
     z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"')),
@@ -157,16 +181,12 @@ export const TOPOLOGY = z
       clusters: z.array(CLUSTER).min(1).max(256).meta(d('Clusters of identical CPUs, numbered in order')),
       source: z.string().optional().meta(d('Where the numbers come from')),
       description: z.string().optional().meta(d('One-line description')),
-      numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote'))
+      numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote')),
+      costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds'))
     })
   ])
   .meta(d('CPU topology: a preset name, or clusters of identical CPUs'))
 
-export const COSTS = z.strictObject({
-  contextSwitchUs: z.number().min(0).max(1000).optional().meta(d('Context switch cost charged to the CPU switching tasks')),
-  ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
-  timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires'))
-})
 
 const KERNEL_FIELDS = {
   hz: z.union([z.literal(100), z.literal(250), z.literal(300), z.literal(1000)]).meta(d('CONFIG_HZ')),

@@ -1,21 +1,14 @@
-import type { TopologySpec } from '../kernel/topology-types'
+import type { CostsSpec, TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
 import type { PolicyName } from '../kernel/api'
-import type { CyclictestWorkload, HackbenchWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
+import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
 /**
  * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
  * the scenario text (DESIGN.md "Scenario format"); field names follow that contract.
  */
 
-export interface CostsSpec {
-  /** Context switch cost charged to the CPU switching tasks. */
-  contextSwitchUs?: number
-  /** Delay of a reschedule/wakeup IPI to a remote CPU. */
-  ipiUs?: number
-  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
-  timerIrqUs?: number
-}
+export type { CostsSpec } from '../kernel/topology-types'
 
 export interface KernelSpec {
   hz: number
@@ -90,6 +83,7 @@ export type WorkloadSpec =
   | RtAppWorkload
   | HackbenchWorkload
   | SchbenchWorkload
+  | NoiseWorkload
   | GenericWorkload
 
 export interface Scenario {

@@ -19,6 +19,8 @@ export interface CyclictestWorkload extends WorkloadCommon {
   relative: boolean
   /** -a: pin thread k to the k-th CPU of `cpus` (or of all CPUs), round robin. */
   pin: boolean
+  /** --laptop: no /dev/cpu_dma_latency request (deep idle states stay allowed). */
+  laptop: boolean
 }
 
 export interface HackbenchWorkload extends WorkloadCommon {
@@ -122,4 +124,14 @@ export interface RtAppWorkload extends WorkloadCommon {
   rtapp: RtAppSpec
   /** The rt-app file the tasks came from, when given with `file`. */
   source?: string
+}
+
+export interface NoiseWorkload extends WorkloadCommon {
+  type: 'noise'
+  perCpu: number
+  perCpuPeriodUs: number
+  perCpuRunUs: number
+  daemons: number
+  daemonPeriodUs: number
+  daemonRunUs: number
 }

@@ -55,6 +55,8 @@ export function createCyclictest(spec: CyclictestWorkload, index: number): Workl
     name: spec.name,
     type: 'cyclictest',
     setup(host: WorkloadHost): void {
+      // cyclictest writes 0 to /dev/cpu_dma_latency for its whole run unless --laptop
+      if (!spec.laptop) host.cpuLatencyQos(0)
       const all = Array.from({ length: host.ncpus }, (_, i) => i)
       const cpuList = spec.cpus ?? all
       for (let t = 0; t < spec.threads; t++) {

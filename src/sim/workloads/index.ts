@@ -3,7 +3,7 @@
  * into tasks driven by TaskPrograms.
  */
 import type { HogWorkload, PeriodicWorkload, WorkloadSpec } from '../scenario/types'
-import type { CyclictestWorkload, HackbenchWorkload, RtAppWorkload, SchbenchWorkload } from '../scenario/workload-specs'
+import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from '../scenario/workload-specs'
 import type { WorkloadInstance } from './types'
 import { Hog } from './hog'
 import { Periodic } from './periodic'
@@ -11,6 +11,7 @@ import { createCyclictest } from './cyclictest'
 import { createHackbench } from './hackbench'
 import { createRtApp } from './rtapp'
 import { createSchbench } from './schbench'
+import { createNoise } from './noise'
 
 type Factory = (spec: WorkloadSpec, index: number) => WorkloadInstance
 
@@ -20,7 +21,8 @@ const FACTORIES: Record<string, Factory> = {
   cyclictest: (s, i) => createCyclictest(s as CyclictestWorkload, i),
   'rt-app': (s, i) => createRtApp(s as RtAppWorkload, i),
   hackbench: (s, i) => createHackbench(s as HackbenchWorkload, i),
-  schbench: (s, i) => createSchbench(s as SchbenchWorkload, i)
+  schbench: (s, i) => createSchbench(s as SchbenchWorkload, i),
+  noise: (s, i) => createNoise(s as NoiseWorkload, i)
 }
 
 export const WORKLOAD_TYPES: readonly string[] = Object.keys(FACTORIES)

@@ -12,7 +12,7 @@ type Json = Record<string, unknown>
  */
 export function scenarioJsonSchema(): Json {
   const eventProps = rtappEventPatterns()
-  return z.toJSONSchema(SCENARIO, {
+  const root = z.toJSONSchema(SCENARIO, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
@@ -29,6 +29,26 @@ export function scenarioJsonSchema(): Json {
       }
     }
   }) as Json
+  hoistDefs(root, root)
+  return root
+}
+
+/**
+ * Sub-schemas generated on their own carry their `$defs` where they were spliced in, but their
+ * `#/$defs/...` references resolve against the document root: move every nested `$defs` there.
+ */
+function hoistDefs(node: unknown, root: Json): void {
+  if (Array.isArray(node)) {
+    for (const x of node) hoistDefs(x, root)
+    return
+  }
+  if (node === null || typeof node !== 'object') return
+  const o = node as Json
+  for (const v of Object.values(o)) hoistDefs(v, root)
+  if (o !== root && o.$defs && typeof o.$defs === 'object') {
+    root.$defs = { ...((root.$defs as Json) ?? {}), ...(o.$defs as Json) }
+    delete o.$defs
+  }
 }
 
 function replace(target: Json, next: Json): void {

@@ -202,6 +202,18 @@ describe('one schema source', () => {
     expect(js.properties.workloads.items?.oneOf?.length).toBe(WORKLOAD_TYPES.length)
   })
 
+  it('every $ref of the editor schema resolves from the document root', () => {
+    const js = scenarioJsonSchema()
+    const refs = JSON.stringify(js).match(/"\$ref":"[^"]*"/g) ?? []
+    expect(refs.length).toBeGreaterThan(0)
+    for (const r of refs) {
+      const path = r.slice(8, -1).replace(/^#\//, '').split('/')
+      let node: unknown = js
+      for (const part of path) node = (node as Record<string, unknown>)[part]
+      expect(node, r).toBeTypeOf('object')
+    }
+  })
+
   it('docs/scenario.md is up to date (npm run docs:scenario)', () => {
     const committed = readFileSync(join(__dirname, '../../../docs/scenario.md'), 'utf8')
     expect(committed).toBe(scenarioReferenceMarkdown())

@@ -1117,7 +1117,7 @@ export class Kernel implements TaskContext {
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
       // processed before the reschedules they raised take effect
-      if (this.localReschedN > 0) this.drainLocalResched()
+      if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
       if (++sinceCheck >= 4096) {
         sinceCheck = 0

@@ -890,16 +890,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
           } else {
             env.flags &= ~LBF_ALL_PINNED
             if (f.ALT_ALL_PINNED) fs.allPinned[busiest] = 0
-            if (!fs.activeBalance[busiest]) {
-              fs.activeBalance[busiest] = 1
-              fs.pushCpu[busiest] = dstCpu
-              fs.stopSrc[busiest] = busiest
-              activeBalance = true
-              if (!k.queueStopWork(busiest, fs.stopWork[busiest])) {
-                fs.activeBalance[busiest] = 0
-                activeBalance = false
-              }
-            }
+            activeBalance = requestActiveBalance(fs, busiest, busiest, dstCpu)
           }
         }
       } else {
@@ -1025,16 +1016,23 @@ export function preemptActiveBalance(fs: FairSched, cpu: number, prev: number): 
   fs.selectScanned = 0
   if (idle < 0) return
   cfsTasksMoveTail(fs, cpu, prev)
-  // trigger_preempt_alb(), the balance callback
-  if (fs.activeBalance[idle]) return
-  fs.activeBalance[idle] = 1
-  fs.pushCpu[idle] = idle
-  fs.stopSrc[idle] = cpu
-  if (!k.queueStopWork(idle, fs.stopWork[idle])) {
-    fs.activeBalance[idle] = 0
-    return
-  }
-  k.counters.preemptActiveBalance = (k.counters.preemptActiveBalance ?? 0) + 1
+  // trigger_preempt_alb(), the balance callback: the idle CPU's stopper pulls from this CPU
+  if (requestActiveBalance(fs, idle, cpu, idle)) k.counters.preemptActiveBalance = (k.counters.preemptActiveBalance ?? 0) + 1
+}
+
+/**
+ * Queue active_load_balance_cpu_stop() on stopCpu to move a task from src to pushCpu, unless
+ * stopCpu's active_balance is already set (one stopper work at a time). Returns whether it was
+ * queued.
+ */
+export function requestActiveBalance(fs: FairSched, stopCpu: number, src: number, pushCpu: number): boolean {
+  if (fs.activeBalance[stopCpu]) return false
+  fs.activeBalance[stopCpu] = 1
+  fs.pushCpu[stopCpu] = pushCpu
+  fs.stopSrc[stopCpu] = src
+  if (fs.k.queueStopWork(stopCpu, fs.stopWork[stopCpu])) return true
+  fs.activeBalance[stopCpu] = 0
+  return false
 }
 
 // ---- periodic, nohz and newidle balance -------------------------------------------------------

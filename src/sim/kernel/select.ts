@@ -61,7 +61,7 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
     if (tmp.flags & sdFlag || slowWake) slow = tmp
     else if (!wantAffine) break
   }
-  if (slow) return schedBalanceFindDstCpu(fs, slow, p, cpu, prevCpu, sdFlag)
+  if (slow) return schedBalanceFindDstCpu(fs, slow, p, cpu, prevCpu, sdFlag, slowWake)
   if (wakeFlags & WF_TTWU) return selectIdleSibling(fs, p, prevCpu, newCpu)
   return newCpu >= 0 && k.cpuAllowed(p, newCpu) ? newCpu : firstAllowed(fs, p, cpu)
 }
@@ -516,7 +516,9 @@ export function selectIdleCapacity(fs: FairSched, p: number, sd: SchedDomain, ta
  * sched_balance_find_dst_cpu() (find_idlest_cpu): walk down from `sd`, at each level moving to
  * the idlest group and then its idlest CPU, continuing from that CPU's domains.
  */
-export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: number, cpuIn: number, prevCpu: number, sdFlag: number): number {
+export function schedBalanceFindDstCpu(
+  fs: FairSched, sdIn: SchedDomain, p: number, cpuIn: number, prevCpu: number, sdFlag: number, everyDomain = false
+): number {
   const k = fs.k
   let sd: SchedDomain | null = sdIn
   let cpu = cpuIn
@@ -526,7 +528,7 @@ export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: numb
   if (!anyAllowed) return prevCpu
   if (!(sdFlag & SD_BALANCE_FORK) && k.taskCpu[p] >= 0) fs.pelt.syncEntityLoadAvg(k.taskCpu[p], p)
   while (sd) {
-    if (!(sd.flags & sdFlag)) {
+    if (!(sd.flags & sdFlag) && !everyDomain) {
       sd = sd.child
       continue
     }
@@ -545,7 +547,7 @@ export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: numb
     sd = null
     for (let tmp = fs.d.sd[cpu]; tmp; tmp = tmp.parent) {
       if (weight <= tmp.spanWeight) break
-      if (tmp.flags & sdFlag) sd = tmp
+      if (tmp.flags & sdFlag || everyDomain) sd = tmp
     }
   }
   return k.cpuAllowed(p, newCpu) ? newCpu : firstAllowed(fs, p, newCpu)

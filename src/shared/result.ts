@@ -48,6 +48,23 @@ export interface WorkloadResult {
   requestLatencyUs?: LatencySummary
   /** Free-form per-workload figures (rps, loops done, ...). */
   extra?: Record<string, number>
+  /** Per-thread figures of the workload's own log (rt-app: wu_lat, slack, period, run per loop). */
+  threads?: ThreadMetrics[]
+}
+
+/** count, min, average and max of a per-iteration figure, microseconds (may be negative: slack). */
+export interface StatSummary {
+  count: number
+  min: number
+  avg: number
+  max: number
+}
+
+export interface ThreadMetrics {
+  name: string
+  /** Loop iterations completed (rows of rt-app's per-thread log). */
+  iterations: number
+  metrics: Record<string, StatSummary>
 }
 
 export interface TaskResult {

@@ -37,7 +37,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const wallStart = performance.now()
   const topo = buildTopology(scenario.topology)
   const variant = scenario.variants[variantIndex]
-  const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length)
+  const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length, topo.spec.costs)
   const k = new Kernel(topo, cfg, seed, 64)
   FairSched.install(k)
   hooks.configure?.(k)
@@ -50,6 +50,9 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     capacities: topo.cpus.map((c) => c.capacityOrig),
     durationNs,
     histogram: () => new LogHistogram(),
+    cpuLatencyQos: (us) => {
+      k.cpuLatencyQosNs = Math.min(k.cpuLatencyQosNs, Math.max(0, Math.round(us * 1000)))
+    },
     warn: (m) => {
       if (!k.warnings.includes(m)) k.warnings.push(m)
     }

@@ -2,7 +2,8 @@
  * Resolution of a scenario's kernel section + a variant (patches, feature overrides) into the
  * flat configuration the kernel model reads in its hot paths.
  */
-import type { CostsSpec, KernelSpec, VariantSpec } from '../scenario/types'
+import type { KernelSpec, VariantSpec } from '../scenario/types'
+import type { CostsSpec } from './topology-types'
 import { defaultFeatures, profileOrdinal, P_6_17, type FeatureSet, type KernelProfile } from './features'
 import { patchSwitches, PATCH_SWITCH_NAMES } from '../patches'
 
@@ -13,6 +14,11 @@ export interface CostConfig {
   timerIrqWorkNs: number
   /** IPI delivery latency to a remote CPU (wall time). */
   ipiNs: number
+  /**
+   * Cache/TLB refill after switching to a task that is not the last one that ran on the CPU,
+   * as CPU work at capacity 1024; delays the task's progress, not its latency.
+   */
+  coldSwitchWorkNs: number
   /** select_task_rq_fair(): fixed part, as CPU work on the selecting CPU. */
   selectWorkNs: number
   /** select_task_rq_fair(): per CPU examined. */
@@ -31,7 +37,8 @@ export interface CostConfig {
 
 /**
  * Documented defaults (stated estimates; the RB5 preset calibrates its own): a context switch
- * of ~3 us and a timer interrupt path of ~4 us on a big core, an IPI of ~2 us.
+ * of ~3 us and a timer interrupt path of ~4 us on a big core, an IPI of ~2 us, and ~2 us of
+ * cache refill when a different task ran on the CPU in between.
  *
  * Scheduler work, as CPU work at capacity 1024 (a slower CPU takes longer):
  * - select_task_rq_fair: 250 ns + 40 ns per CPU examined. Seed 004 measured 460 ns per call
@@ -47,6 +54,7 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   contextSwitchWorkNs: 3000,
   timerIrqWorkNs: 4000,
   ipiNs: 2000,
+  coldSwitchWorkNs: 2000,
   selectWorkNs: 250,
   selectPerCpuWorkNs: 40,
   balanceWorkNs: 1500,
@@ -61,6 +69,7 @@ const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
   ['contextSwitchUs', 'contextSwitchWorkNs'],
   ['timerIrqUs', 'timerIrqWorkNs'],
   ['ipiUs', 'ipiNs'],
+  ['coldSwitchUs', 'coldSwitchWorkNs'],
   ['selectUs', 'selectWorkNs'],
   ['selectPerCpuUs', 'selectPerCpuWorkNs'],
   ['balanceUs', 'balanceWorkNs'],
@@ -92,6 +101,8 @@ export interface KernelConfig {
   migrationCostNs: number
   rrTimesliceNs: number
   preemptLazy: boolean
+  /** Default timer slack of fair tasks (task->timer_slack_ns, 50 us in the kernel). */
+  timerSlackNs: number
   costs: CostConfig
   debug: boolean
   features: FeatureSet
@@ -110,7 +121,7 @@ export function sliceScaleFactor(ncpus: number, scaling: 'none' | 'log' | 'linea
   return 1 + Math.floor(Math.log2(n))
 }
 
-export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number): KernelConfig {
+export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number, hardwareCosts: CostsSpec = {}): KernelConfig {
   const k = { ...kernel, ...(variant?.kernel ?? {}) } as KernelSpec
   const profile = k.profile
   const features: FeatureSet = defaultFeatures(profile)
@@ -132,7 +143,9 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     migrationCostNs: 500_000,
     rrTimesliceNs: 100_000_000,
     preemptLazy: k.preempt === 'lazy',
-    costs: resolveCosts(k.costs),
+    timerSlackNs: Math.round((k.timerSlackUs ?? 50) * 1000),
+    // the topology's calibration, then the scenario's kernel.costs
+    costs: resolveCosts({ ...hardwareCosts, ...(k.costs ?? {}) }),
     debug: k.debug === true,
     features
   }

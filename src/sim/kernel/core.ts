@@ -204,6 +204,10 @@ export class Kernel implements TaskContext {
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
   nrRunning: Int32Array
+  /** The last task that ran on each CPU (cache warmth). */
+  lastTaskOn: Int32Array
+  /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
+  nrIdleQueued: Int32Array
   needResched: Uint8Array
   needReschedLazy: Uint8Array
   mode: Uint8Array
@@ -257,6 +261,8 @@ export class Kernel implements TaskContext {
   nrDelayedWoken = 0
   /** Test probe: a fair task went to sleep ineligible and stays queued as sched_delayed. */
   onDelayed: ((cpu: number, se: number) => void) | null = null
+  /** PM QoS CPU latency limit: idle states with a longer exit latency are not entered. */
+  cpuLatencyQosNs = Infinity
   /** Test probe: set_protect_slice() just ran for se. */
   onSetProtect: ((cpu: number, se: number) => void) | null = null
   /** Test probe: a fair task was enqueued (after placement). */
@@ -287,6 +293,8 @@ export class Kernel implements TaskContext {
   private localReschedMark: Uint8Array
   private idleStates: IdleStateSpec[][]
   private liveTasks = 0
+  /** A task exited: the stop condition (every workload done) is worth checking now. */
+  private exitedSinceCheck = false
   onTaskExit: ((task: number) => void) | null = null
 
   constructor(readonly topo: Topology, readonly cfg: KernelConfig, seed: number, taskCapacity = 64) {
@@ -301,6 +309,8 @@ export class Kernel implements TaskContext {
 
     this.curr = new Int32Array(c).fill(NIL)
     this.nrRunning = new Int32Array(c)
+    this.lastTaskOn = new Int32Array(c).fill(NIL)
+    this.nrIdleQueued = new Int32Array(c)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
     this.mode = new Uint8Array(c)
@@ -473,13 +483,7 @@ export class Kernel implements TaskContext {
 
   /** available_idle_cpu() plus the SCHED_IDLE-only case select_idle_sibling accepts. */
   schedIdleCpu(cpu: number): boolean {
-    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdlePolicy(cpu)
-  }
-
-  private nrIdlePolicy(cpu: number): number {
-    let n = 0
-    for (let t = this.cfsTasksHead[cpu]; t !== NIL; t = this.cfsTaskNext[t]) if (this.policy[t] === SCHED_IDLE) n++
-    return n
+    return this.nrRunning[cpu] > 0 && this.nrRunning[cpu] === this.nrIdleQueued[cpu]
   }
 
   /** activate_task(): enqueue on cpu's runqueue. */
@@ -488,6 +492,7 @@ export class Kernel implements TaskContext {
     else this.rt.enqueue(cpu, p, flags)
     this.onRq[p] = 1
     this.nrRunning[cpu]++
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]++
     this.placement.addNrRunning?.(cpu)
   }
 
@@ -503,6 +508,7 @@ export class Kernel implements TaskContext {
       this.onRq[p] = 0
     }
     this.nrRunning[cpu]--
+    if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]--
     return true
   }
 
@@ -518,6 +524,7 @@ export class Kernel implements TaskContext {
     dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
     refreshRqMinSlice(this, cpu)
     this.nrRunning[cpu]--
+    if (this.policy[se] === SCHED_IDLE) this.nrIdleQueued[cpu]--
   }
 
   /** set_task_cpu(): move a task that is not queued to another CPU. */
@@ -541,13 +548,7 @@ export class Kernel implements TaskContext {
     const src = this.taskCpu[p]
     if (src === dst) return
     if (this.curr[src] === p) throw new KernelInvariantError(`cannot move running task ${p}`)
-    if (this.isFair(p)) {
-      this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
-    } else {
-      this.rt.dequeue(src, p)
-      this.onRq[p] = 0
-      this.nrRunning[src]--
-    }
+    this.deactivateTask(src, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
     this.setTaskCpu(p, dst)
     this.activateTask(dst, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
     this.wakeupPreempt(dst, p, 0)
@@ -624,8 +625,9 @@ export class Kernel implements TaskContext {
     const states = this.idleStates[cpu]
     const predicted = this.idlePredictNs[cpu]
     let s = 0
+    const qos = this.cpuLatencyQosNs
     for (let i = states.length - 1; i > 0; i--) {
-      if (states[i].targetResidencyUs * 1000 <= predicted) {
+      if (states[i].targetResidencyUs * 1000 <= predicted && states[i].exitLatencyUs * 1000 <= qos) {
         s = i
         break
       }
@@ -787,6 +789,12 @@ export class Kernel implements TaskContext {
     if (this.wakeTs[next] >= 0) {
       if (this.attrs[next].recordLatency) this.latency[next].record(start - this.wakeTs[next])
       this.wakeTs[next] = -1
+    }
+    // another task ran here since `next` last did: its working set has to come back into the
+    // caches and TLB, which slows its first microseconds (not scheduler time, not latency)
+    if (this.lastTaskOn[cpu] !== next) {
+      this.lastTaskOn[cpu] = next
+      this.segStart[cpu] += Math.ceil(this.cfg.costs.coldSwitchWorkNs / this.cpuRate[cpu])
     }
     this.armRunDone(cpu, next)
   }
@@ -969,6 +977,13 @@ export class Kernel implements TaskContext {
   // Task programs (TaskContext)
   // =============================================================================================
 
+  /** hrtimer slack of a task's sleeps: none for RT (hrtimer_nanosleep), 50 us by default otherwise. */
+  timerSlack(t: number): number {
+    if (!this.isFair(t)) return 0
+    const own = this.attrs[t].timerSlackNs
+    return own !== undefined ? own : this.cfg.timerSlackNs
+  }
+
   cpuOf(task: number): number {
     return this.taskCpu[task]
   }
@@ -1089,10 +1104,12 @@ export class Kernel implements TaskContext {
       if (act === ACT_SLEEP) {
         if (arg <= this.now) continue // clock_nanosleep on an expired time returns at once
         this.action[t] = ACT_NONE
+        // the hrtimer may fire up to the task's timer slack late; latency counts from the
+        // requested time, as cyclictest's and rt-app's own measurements do
         this.timerAt[t] = arg
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
-        this.eq.push(arg, EV_TIMER, t, ++this.timerGen[t])
+        this.eq.push(arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t])
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
         break
@@ -1120,6 +1137,7 @@ export class Kernel implements TaskContext {
       this.state[t] = TASK_DEAD
       this.deactivateTask(cpu, t, DEQUEUE_SLEEP | DEQUEUE_SPECIAL)
       this.liveTasks--
+      this.exitedSinceCheck = true
       this.programs[t].exited?.(t, this)
       if (this.onTaskExit) this.onTaskExit(t)
       this.schedule(cpu)
@@ -1154,7 +1172,8 @@ export class Kernel implements TaskContext {
       // processed before the reschedules they raised take effect
       if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
       if (this.cfg.debug) this.checkInvariants()
-      if (++sinceCheck >= 4096) {
+      if (++sinceCheck >= 4096 || this.exitedSinceCheck) {
+        this.exitedSinceCheck = false
         sinceCheck = 0
         if (progress) progress(this.now)
         if (stop && stop()) break

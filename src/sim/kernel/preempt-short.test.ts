@@ -12,7 +12,7 @@ function run(profile: KernelProfile, preemptShort: boolean, periodUs: number, de
   const s = quickScenario({
     topology: 1,
     durationMs: 4000,
-    kernel: { hz, profile, features: { PREEMPT_SHORT: preemptShort } },
+    kernel: { hz, profile, timerSlackUs: 0, features: { PREEMPT_SHORT: preemptShort } },
     workloads: [
       { type: 'hog', name: 'hog', count: 2, sliceUs: 2800 },
       { type: 'periodic', name: 'short', runUs: 50, periodUs, sliceUs: 100, delayUs }

@@ -45,6 +45,32 @@ export interface ClusterSpec {
   cls?: string | number
 }
 
+/** Modeled CPU-side costs (scenario `kernel.costs`; a topology preset may calibrate its own). */
+export interface CostsSpec {
+  /** Context switch cost charged to the CPU switching tasks. */
+  contextSwitchUs?: number
+  /** Delay of a reschedule/wakeup IPI to a remote CPU. */
+  ipiUs?: number
+  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
+  timerIrqUs?: number
+  /** Cache/TLB refill when switching to a task other than the CPU's previous one (CPU work at 1024). */
+  coldSwitchUs?: number
+  /** select_task_rq_fair(): fixed part of one wakeup/fork CPU selection, on the selecting CPU. */
+  selectUs?: number
+  /** select_task_rq_fair(): each CPU the selection examines (idle scans, EAS candidates, slow path). */
+  selectPerCpuUs?: number
+  /** sched_balance_rq(): fixed part of one balance pass, on the balancing CPU. */
+  balanceUs?: number
+  /** sched_balance_rq(): each CPU whose runqueue the pass reads (group statistics, busiest queue). */
+  balancePerCpuUs?: number
+  /** sched_balance_rq() / active balance: each task examined for migration. */
+  balancePerTaskUs?: number
+  /** One fair push attempt (short-slice v2 push callback), on the pushing CPU. */
+  pushUs?: number
+  /** One stopper run (active balance), on the stopper's CPU; the moved task is attached at its end. */
+  stopperUs?: number
+}
+
 export interface TopologySpec {
   name: string
   clusters: ClusterSpec[]
@@ -57,6 +83,8 @@ export interface TopologySpec {
    * the diagonal and 20 (the kernel's REMOTE_DISTANCE) elsewhere.
    */
   numaDistance?: number[][]
+  /** Cost calibration for this hardware; the scenario's kernel.costs override it. */
+  costs?: CostsSpec
 }
 
 export interface CpuInfo {

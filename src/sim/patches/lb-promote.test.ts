@@ -24,7 +24,8 @@ interface Run {
 function run(topology: TopologySpec | number, patches: string[], features: Record<string, boolean>, ms: number, setup: (k: Kernel, fs: FairSched) => void): Run {
   const sw: Record<string, boolean> = {}
   for (const p of patches) Object.assign(sw, findPatch(p)!.switches)
-  const s = quickScenario({ topology, durationMs: ms, kernel: { features: { ...sw, ...features } }, workloads: [] })
+  // no timer slack: the scenarios rely on same-instant wakeups of fair and RT tasks
+  const s = quickScenario({ topology, durationMs: ms, kernel: { timerSlackUs: 0, features: { ...sw, ...features } }, workloads: [] })
   const r = simulateDetailed(s, 0, 1, { configure: (k) => setup(k, k.placement as FairSched) })
   return { k: r.kernel, fs: r.kernel.placement as FairSched, result: r.result }
 }

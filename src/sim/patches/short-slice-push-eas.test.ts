@@ -17,7 +17,8 @@ interface Run {
 }
 
 function run(topology: TopologySpec | number, features: Record<string, boolean>, ms: number, setup: (k: Kernel) => void): Run {
-  const s = quickScenario({ topology, durationMs: ms, kernel: { features }, workloads: [] })
+  // no timer slack: the scenarios rely on same-instant wakeups of fair and RT tasks
+  const s = quickScenario({ topology, durationMs: ms, kernel: { timerSlackUs: 0, features }, workloads: [] })
   const r = simulateDetailed(s, 0, 1, { configure: setup })
   return { k: r.kernel, result: r.result }
 }

@@ -1,34 +1,14 @@
-import type { TopologySpec } from '../kernel/topology-types'
+import type { CostsSpec, TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
 import type { PolicyName } from '../kernel/api'
+import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
 /**
  * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
  * the scenario text (DESIGN.md "Scenario format"); field names follow that contract.
  */
 
-export interface CostsSpec {
-  /** Context switch cost charged to the CPU switching tasks. */
-  contextSwitchUs?: number
-  /** Delay of a reschedule/wakeup IPI to a remote CPU. */
-  ipiUs?: number
-  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
-  timerIrqUs?: number
-  /** select_task_rq_fair(): fixed part of one wakeup/fork CPU selection, on the selecting CPU. */
-  selectUs?: number
-  /** select_task_rq_fair(): each CPU the selection examines (idle scans, EAS candidates, slow path). */
-  selectPerCpuUs?: number
-  /** sched_balance_rq(): fixed part of one balance pass, on the balancing CPU. */
-  balanceUs?: number
-  /** sched_balance_rq(): each CPU whose runqueue the pass reads (group statistics, busiest queue). */
-  balancePerCpuUs?: number
-  /** sched_balance_rq() / active balance: each task examined for migration. */
-  balancePerTaskUs?: number
-  /** One fair push attempt (short-slice v2 push callback), on the pushing CPU. */
-  pushUs?: number
-  /** One stopper run (active balance), on the stopper's CPU; the moved task is attached at its end. */
-  stopperUs?: number
-}
+export type { CostsSpec } from '../kernel/topology-types'
 
 export interface KernelSpec {
   hz: number
@@ -41,6 +21,8 @@ export interface KernelSpec {
   /** 'full' (default) or 'lazy' (6.13+ PREEMPT_LAZY) preemption model. */
   preempt?: 'full' | 'lazy'
   costs?: CostsSpec
+  /** Timer slack of fair tasks' sleeps in microseconds (default 50, the kernel's default). */
+  timerSlackUs?: number
   /** Turn on the model's invariant checks (tests). */
   debug?: boolean
 }
@@ -51,6 +33,11 @@ export interface VariantSpec {
   features: Record<string, boolean>
   /** Per-variant kernel overrides (hz, profile, baseSliceUs, ...). */
   kernel?: Partial<Omit<KernelSpec, 'features'>>
+  /**
+   * The workloads of this variant when it overrides some (variants[].workloads in the scenario
+   * text); expandRuns puts them in the run's scenario. Absent: the scenario's workloads.
+   */
+  workloads?: WorkloadSpec[]
 }
 
 /** Fields every workload accepts. */
@@ -70,6 +57,8 @@ export interface WorkloadCommon {
   delayUs?: number
   /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
   startCpu?: number
+  /** prctl(PR_SET_TIMERSLACK) of the tasks, microseconds (default: the kernel's for fair, 0 for RT). */
+  timerSlackUs?: number
 }
 
 export interface HogWorkload extends WorkloadCommon { type: 'hog' }
@@ -87,7 +76,15 @@ export interface PeriodicWorkload extends WorkloadCommon {
 /** Workload types added by later modules extend this open record. */
 export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
 
-export type WorkloadSpec = HogWorkload | PeriodicWorkload | GenericWorkload
+export type WorkloadSpec =
+  | HogWorkload
+  | PeriodicWorkload
+  | CyclictestWorkload
+  | RtAppWorkload
+  | HackbenchWorkload
+  | SchbenchWorkload
+  | NoiseWorkload
+  | GenericWorkload
 
 export interface Scenario {
   name: string
@@ -100,4 +97,12 @@ export interface Scenario {
   seeds: number
   variants: VariantSpec[]
   workloads: WorkloadSpec[]
+  /** Free text shown with presets and in reports. */
+  description?: string
+  /** The duration the published test used (presets), for `--published`. */
+  publishedDurationMs?: number
+  /** Refuse runs whose estimated event count is above this. */
+  maxEvents?: number
+  /** Non-fatal findings of the parser (defaults assumed, keys ignored, values clamped). */
+  warnings?: string[]
 }

@@ -21,7 +21,8 @@ export function commonAttrs(spec: WorkloadCommon, workload: number, name: string
     uclampMin: spec.uclampMin ?? 0,
     uclampMax: spec.uclampMax ?? 1024,
     startNs,
-    recordLatency: true
+    recordLatency: true,
+    ...(spec.timerSlackUs !== undefined ? { timerSlackNs: Math.round(spec.timerSlackUs * 1000) } : {})
   }
 }
 

@@ -19,6 +19,11 @@ export interface WorkloadHost {
   readonly durationNs: number
   /** A fresh histogram for workload-specific latencies (recorded in ns). */
   histogram(): LogHistogram
+  /**
+   * A PM QoS CPU latency request (/dev/cpu_dma_latency) held for the whole run: idle states
+   * whose exit latency exceeds it are not used (the shallowest state always is).
+   */
+  cpuLatencyQos(maxExitLatencyUs: number): void
   /** Add a warning to the run's result (unsupported key, approximation made, ...). */
   warn(message: string): void
 }

@@ -1,0 +1,146 @@
+/**
+ * `npm run fidelity`: run the seed presets with their baseline and patched variants over
+ * several seeds and compare every published row with the simulated one. Writes
+ * docs/fidelity.md. Not a test: it asserts nothing, it reports.
+ *
+ *   npm run fidelity                  # all tables
+ *   npm run fidelity -- 000/cyclictest # tables whose key contains the filter
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseScenario } from '../src/sim/scenario/index'
+import { applySets, parseSetArg, type SetArg } from '../src/sim/scenario/set'
+import { simulate } from '../src/sim/index'
+import type { VariantResult } from '../src/shared/result'
+import { PUBLISHED, type PublishedRow } from './fidelity/published'
+import { CASES, type Case } from './fidelity/cases'
+import { NOTES } from './fidelity/notes'
+
+const ROOT = resolve(import.meta.dirname, '..')
+/** A row counts as moved when its published change exceeds this (relative). */
+const MOVED = 0.05
+/** A simulated change below this counts as "no change". */
+const FLAT = 0.01
+
+interface RowResult {
+  row: PublishedRow
+  simBase: number
+  simPatched: number
+  status: 'agree' | 'disagree' | 'unmoved' | 'not run'
+}
+
+function loadCase(c: Case): { text: string; file: string } {
+  const file = resolve(ROOT, 'resources/scenarios', `${c.preset}.json`)
+  let text = readFileSync(file, 'utf8')
+  if (c.sets) {
+    const sets: SetArg[] = Object.entries(c.sets).map(([k, v]) => {
+      const s = parseSetArg(`${k}=${JSON.stringify(v)}`)
+      if (typeof s === 'string') throw new Error(s)
+      return s
+    })
+    text = applySets(text, sets)
+  }
+  return { text, file }
+}
+
+function runVariant(c: Case, variant: string): VariantResult[] {
+  const { text, file } = loadCase(c)
+  const s = parseScenario(text, file)
+  const v = s.variants.findIndex((x) => x.name === variant)
+  if (v < 0) throw new Error(`${c.preset}: no variant "${variant}"`)
+  const scenario = c.durationMs ? { ...s, durationMs: c.durationMs } : s
+  const out: VariantResult[] = []
+  for (let i = 0; i < c.seeds; i++) out.push(simulate(scenario, v, s.seed + i))
+  return out
+}
+
+const rel = (base: number, patched: number): number => (base === 0 ? (patched === 0 ? 0 : Math.sign(patched)) : (patched - base) / Math.abs(base))
+
+function classify(row: PublishedRow, simBase: number, simPatched: number): RowResult['status'] {
+  if (!Number.isFinite(simBase) || !Number.isFinite(simPatched)) return 'not run'
+  const pub = rel(row.baseline, row.patched)
+  if (Math.abs(pub) <= MOVED) return 'unmoved'
+  const sim = rel(simBase, simPatched)
+  if (Math.abs(sim) < FLAT) return 'disagree'
+  return Math.sign(sim) === Math.sign(pub) ? 'agree' : 'disagree'
+}
+
+function fmt(x: number): string {
+  if (!Number.isFinite(x)) return '-'
+  if (Math.abs(x) >= 100) return x.toFixed(0)
+  if (Math.abs(x) >= 10) return x.toFixed(1)
+  return x.toFixed(3).replace(/\.?0+$/, '')
+}
+
+function pct(base: number, patched: number, better: 'lower' | 'higher'): string {
+  if (!Number.isFinite(base) || !Number.isFinite(patched)) return ''
+  const r = rel(base, patched)
+  const improvement = better === 'lower' ? -r : r
+  return `${improvement >= 0 ? '+' : '-'}${Math.abs(Math.round(improvement * 100))} %`
+}
+
+function main(): void {
+  const filter = process.argv[2]
+  const results: RowResult[] = []
+  const t0 = performance.now()
+  for (const table of PUBLISHED) {
+    const key = `${table.seed}/${table.table}`
+    if (filter && !key.includes(filter)) continue
+    const cases = CASES.filter((c) => c.table === key)
+    for (const row of table.rows) {
+      const c = cases.find((x) => !x.rows || x.rows.includes(row.row))
+      if (!c) {
+        results.push({ row, simBase: NaN, simPatched: NaN, status: 'not run' })
+        continue
+      }
+      results.push({ row, simBase: NaN, simPatched: NaN, status: 'not run' })
+    }
+    for (const c of cases) {
+      const t1 = performance.now()
+      const base = runVariant(c, c.baseline)
+      const patched = runVariant(c, c.patched)
+      for (const r of results) {
+        if (`${r.row.seed}/${r.row.table}` !== key || (c.rows && !c.rows.includes(r.row.row))) continue
+        r.simBase = c.value(r.row.row, base)
+        r.simPatched = c.value(r.row.row, patched)
+        r.status = classify(r.row, r.simBase, r.simPatched)
+      }
+      process.stderr.write(`${key}${c.rows ? ` [${c.rows.join(', ')}]` : ''}: ${((performance.now() - t1) / 1000).toFixed(1)} s\n`)
+    }
+  }
+  const md = report(results, (performance.now() - t0) / 1000)
+  if (!filter) writeFileSync(resolve(ROOT, 'docs/fidelity.md'), md)
+  process.stdout.write(md)
+}
+
+function report(results: RowResult[], seconds: number): string {
+  const moved = results.filter((r) => r.status === 'agree' || r.status === 'disagree')
+  const agree = moved.filter((r) => r.status === 'agree').length
+  const lines: string[] = []
+  lines.push('# Fidelity against the seed threads\n')
+  lines.push('Generated by `npm run fidelity`: every published row of the seed threads beside the simulated one, baseline and patched variants over several seeds (pooled). The published numbers come from 130 s runs on real boards; the simulated runs are the presets at their default (short) durations.\n')
+  lines.push(`**Direction agrees for ${agree} of ${moved.length} rows that moved by more than ${MOVED * 100} %** (${moved.length ? Math.round((agree / moved.length) * 100) : 0} %; target 80 %). A simulated change under ${FLAT * 100} % counts as a disagreement. Rows that did not move in the thread are listed but not scored. Run time ${seconds.toFixed(0)} s.\n`)
+  let current = ''
+  for (const r of results) {
+    const key = `${r.row.seed}/${r.row.table}`
+    if (key !== current) {
+      current = key
+      const t = PUBLISHED.find((x) => `${x.seed}/${x.table}` === key)!
+      lines.push(`\n## Seed ${r.row.seed}: ${r.row.table}\n`)
+      lines.push(`${t.setup}. Better is ${t.rows[0].better}.\n`)
+      lines.push('| row | published baseline | published patched | simulated baseline | simulated patched | direction |')
+      lines.push('|---|---:|---:|---:|---:|---|')
+    }
+    const status = r.status === 'agree' ? 'agrees' : r.status === 'disagree' ? '**disagrees**' : r.status
+    lines.push(`| ${r.row.row} | ${fmt(r.row.baseline)} | ${fmt(r.row.patched)} (${pct(r.row.baseline, r.row.patched, r.row.better)}) | ${fmt(r.simBase)} | ${fmt(r.simPatched)} (${pct(r.simBase, r.simPatched, r.row.better)}) | ${status} |`)
+  }
+  const explained = results.filter((r) => r.status === 'disagree' || r.status === 'not run')
+  lines.push('\n## Disagreements and rows not run, explained\n')
+  for (const r of explained) {
+    const note = NOTES[r.row.id] ?? NOTES[`${r.row.seed}/${r.row.table}`] ?? 'not yet explained'
+    lines.push(`- \`${r.row.id}\` (${r.status}): ${note}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+main()

@@ -1,0 +1,172 @@
+import { parseArgs as nodeParseArgs } from 'node:util'
+import { parseSetArg, type SetArg } from '../sim/scenario/set'
+
+/** Bad command-line usage: exit code 2 with the message and the usage text. */
+export class UsageError extends Error {}
+
+/** Invalid input outside the scenario text (unreadable file, unknown preset): exit 2, no usage text. */
+export class InputError extends UsageError {}
+
+export interface RunArgs {
+  file: string
+  /** --set PATH=VALUE edits applied to the scenario text before parsing. */
+  sets: SetArg[]
+  variants: string[]
+  seed?: number
+  seeds?: number
+  durationMs?: number
+  topology?: string
+  maxEvents?: number
+  /** Use the scenario's publishedDurationMs. */
+  published: boolean
+  json: boolean
+  out?: string
+  trace: boolean
+}
+
+export interface CompareArgs extends RunArgs {
+  md: boolean
+  /** Extra percentile rows (e.g. 50, 90, 95). */
+  percentiles: number[]
+}
+
+export type Command =
+  | ({ cmd: 'run' } & RunArgs)
+  | ({ cmd: 'compare' } & CompareArgs)
+  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
+  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
+  | { cmd: 'serve'; args: string[] }
+  | { cmd: 'help' }
+  | { cmd: 'version' }
+
+export const USAGE = `usage: schedlab COMMAND [options]
+
+  run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
+               [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
+               [--set PATH=VALUE]...
+      Simulate every variant x seed; a table of latency percentiles (or the result JSON).
+      --set changes one scenario field first, e.g. --set workloads[0].groups=4.
+      --out DIR writes result.json and the normalized scenario; --trace writes each run's
+      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
+  compare SCENARIO [same options] [--percentile P]... [--md] [--json]
+      Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
+      maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
+  validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
+      Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
+  patches | topologies | presets [--json]
+      List patch series and sched_feat flags, topology presets, bundled scenario presets.
+  serve [--port N] [--data-dir DIR]
+      Host the workbench UI on 127.0.0.1.
+
+SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
+Exit codes: 0 success, 2 invalid input, 1 internal error.`
+
+const RUN_OPTIONS = {
+  set: { type: 'string', multiple: true },
+  variant: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  seeds: { type: 'string' },
+  'duration-ms': { type: 'string' },
+  topology: { type: 'string' },
+  'max-events': { type: 'string' },
+  published: { type: 'boolean' },
+  json: { type: 'boolean' },
+  out: { type: 'string' },
+  trace: { type: 'boolean' }
+} as const
+
+const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true } } as const
+
+function intOpt(name: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined
+  if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`--${name}: expected an integer, got "${v}"`)
+  const n = Number(v)
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name}: must be in ${min}..${max}, got ${v}`)
+  return n
+}
+
+function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, positionals: number, cmd: string) {
+  let r
+  try {
+    r = nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (e) {
+    // node:util messages mention the option; drop its internal suffixes.
+    throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
+  }
+  if (r.positionals.length !== positionals) {
+    throw new UsageError(positionals === 1 ? `${cmd}: expected one SCENARIO argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
+  }
+  return r
+}
+
+function setArgs(v: string[] | undefined): SetArg[] {
+  return (v ?? []).map((a) => {
+    const r = parseSetArg(a)
+    if (typeof r === 'string') throw new UsageError(`--set: ${r}`)
+    return r
+  })
+}
+
+function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS): RunArgs & { values: Record<string, unknown> } {
+  const r = parse(argv, options, 1, cmd)
+  const v = r.values as Record<string, string | string[] | boolean | undefined>
+  return {
+    values: v,
+    file: r.positionals[0],
+    sets: setArgs(v.set as string[] | undefined),
+    variants: (v.variant as string[] | undefined) ?? [],
+    seed: intOpt('seed', v.seed as string | undefined, 0, 2 ** 32 - 1),
+    seeds: intOpt('seeds', v.seeds as string | undefined, 1, 1000),
+    durationMs: intOpt('duration-ms', v['duration-ms'] as string | undefined, 1, 86_400_000),
+    topology: v.topology as string | undefined,
+    maxEvents: intOpt('max-events', v['max-events'] as string | undefined, 1000, 1e12),
+    published: v.published === true,
+    json: v.json === true,
+    out: v.out as string | undefined,
+    trace: v.trace === true
+  }
+}
+
+export function parseArgs(argv: readonly string[]): Command {
+  const [cmd, ...rest] = argv
+  switch (cmd) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      return { cmd: 'help' }
+    case '--version':
+    case 'version':
+      return { cmd: 'version' }
+    case 'run': {
+      const { values: _v, ...a } = runArgs(rest, 'run', RUN_OPTIONS)
+      if (a.published && a.durationMs !== undefined) throw new UsageError('run: --published and --duration-ms exclude each other')
+      return { cmd: 'run', ...a }
+    }
+    case 'compare': {
+      const { values, ...a } = runArgs(rest, 'compare', COMPARE_OPTIONS)
+      if (a.published && a.durationMs !== undefined) throw new UsageError('compare: --published and --duration-ms exclude each other')
+      const percentiles = ((values.percentile as string[] | undefined) ?? []).map((p) => {
+        const n = Number(p)
+        if (!/^\d+(\.\d+)?$/.test(p) || !(n > 0 && n < 100)) throw new UsageError(`--percentile: expected a number between 0 and 100 (exclusive), got "${p}"`)
+        return n
+      })
+      if (values.md === true && a.json) throw new UsageError('compare: --md and --json exclude each other')
+      return { cmd: 'compare', ...a, md: values.md === true, percentiles }
+    }
+    case 'validate': {
+      const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
+      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
+    }
+    case 'patches':
+    case 'topologies':
+    case 'presets': {
+      const r = parse([...rest], { json: { type: 'boolean' } }, 0, cmd)
+      return { cmd, json: r.values.json === true }
+    }
+    case 'serve':
+      return { cmd: 'serve', args: [...rest] }
+    default:
+      throw new UsageError(`unknown command "${cmd}"`)
+  }
+}

@@ -1,0 +1,187 @@
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { listPresets, readPreset } from '../main/services/presets'
+import { SCHED_FEATURES } from '../sim/kernel/features'
+import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
+import type { RunOutput, VariantResult } from '../shared/result'
+import type { CompareArgs, RunArgs } from './args'
+import { InputError } from './args'
+import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
+import type { CliIo, LineWriter } from './io'
+import { attachTracer, DEFAULT_TRACE_LINES } from '../sim/metrics/trace'
+import { applySets, type SetArg } from '../sim/scenario/set'
+import { defaultSimulate, type SimulateFn } from './simulator'
+
+/** Read SCENARIO: a file path, else a preset id. */
+export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
+  let file = arg
+  let text: string
+  if (io.exists(arg)) {
+    try {
+      text = io.readFile(arg)
+    } catch (e) {
+      throw new InputError(`${arg}: cannot read: ${(e as Error).message}`)
+    }
+  } else {
+    const preset = readPreset(arg.replace(/\.json$/, ''))
+    if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
+    file = preset.file
+    text = preset.text
+  }
+  if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
+  return parseScenario(text, file, {
+    topology: opts.topology,
+    durationMs: opts.durationMs,
+    maxEvents: opts.maxEvents,
+    readFile: (path, from) => {
+      const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
+      return { text: io.readFile(full), file: path }
+    }
+  })
+}
+
+function printWarnings(s: Scenario, io: CliIo): void {
+  for (const w of s.warnings ?? []) io.err(`warning: ${w}\n`)
+}
+
+/** Parse, apply the run options and expand to runs (exit 2 on any invalid input). */
+export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
+  const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets })
+  printWarnings(s, io)
+  let durationMs = a.durationMs
+  if (a.published) {
+    if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
+    durationMs = s.publishedDurationMs
+  }
+  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs })
+  return { scenario: runs[0]?.scenario ?? s, runs }
+}
+
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
+}
+
+export interface ExecuteOptions {
+  /** Write an ftrace-text trace of each run into this directory. */
+  traceDir?: string
+}
+
+/** Simulate the runs one after the other, with progress on stderr for runs longer than a second. */
+export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: SimulateFn, opts: ExecuteOptions = {}): Promise<VariantResult[]> {
+  const sim = simulate ?? defaultSimulate
+  const results: VariantResult[] = []
+  runs.forEach((run, i) => {
+    const started = io.now()
+    let lastPrint = 0
+    let printed = false
+    const label = `[${i + 1}/${runs.length}] ${run.variant}, seed ${run.seed}`
+    let trace: LineWriter | undefined
+    let traced: { lines(): number } | undefined
+    if (opts.traceDir !== undefined) {
+      io.mkdirp(opts.traceDir)
+      const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
+      trace = io.openLines(path)
+      io.err(`tracing ${label} to ${path}\n`)
+    }
+    const result = sim(run.scenario, run.variantIndex, run.seed, {
+      configure: trace ? (k) => (traced = attachTracer(k, { emit: (l) => trace?.line(l) })) : undefined,
+      onProgress(simNs, durationNs) {
+        const now = io.now()
+        if (now - started < 1000 || now - lastPrint < (io.errIsTty ? 200 : 2000)) return
+        lastPrint = now
+        printed = true
+        const pct = Math.min(100, (simNs / durationNs) * 100)
+        const line = `${label}: ${pct.toFixed(0)}% (${(simNs / 1e6).toFixed(0)} of ${(durationNs / 1e6).toFixed(0)} ms simulated, ${((now - started) / 1000).toFixed(1)} s)`
+        io.err(io.errIsTty ? `\r${line}\u001b[K` : `${line}\n`)
+      }
+    })
+    trace?.close()
+    if (traced && traced.lines() >= DEFAULT_TRACE_LINES) io.err(`${label}: the trace stopped after ${DEFAULT_TRACE_LINES} lines; shorten the run for a full one\n`)
+    if (printed) io.err(io.errIsTty ? `\r${label}: done in ${((io.now() - started) / 1000).toFixed(1)} s\u001b[K\n` : `${label}: done\n`)
+    results.push(result)
+  })
+  return results
+}
+
+function writeOut(dir: string, scenario: Scenario, output: RunOutput, io: CliIo): void {
+  io.mkdirp(dir)
+  io.writeFile(join(dir, 'result.json'), JSON.stringify(output, null, 2) + '\n')
+  io.writeFile(join(dir, 'scenario.json'), JSON.stringify(scenario, null, 2) + '\n')
+  io.err(`wrote ${join(dir, 'result.json')} and scenario.json\n`)
+}
+
+export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
+  const { scenario, runs } = planRuns(a, io)
+  const variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
+  const output: RunOutput = { scenario: scenario.name, variants }
+  if (a.out) writeOut(a.out, scenario, output, io)
+  io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output))
+  return 0
+}
+
+export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
+  const { scenario, runs } = planRuns(a, io)
+  const names = [...new Set(runs.map((r) => r.variant))]
+  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
+  if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
+  let c
+  try {
+    c = compareResults(scenario.name, results, names, a.percentiles)
+  } catch (e) {
+    throw new InputError((e as Error).message)
+  }
+  io.out(a.json ? JSON.stringify(c, null, 2) + '\n' : a.md ? renderCompareMarkdown(c) : renderCompareText(c))
+  return 0
+}
+
+export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean }, io: CliIo): number {
+  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets })
+  printWarnings(s, io)
+  if (a.json) {
+    io.out(JSON.stringify({ ok: true, scenario: s }, null, 2) + '\n')
+    return 0
+  }
+  const est = estimateEvents(s)
+  const ncpus = s.topology.clusters.reduce((n, c) => n + c.cpus, 0)
+  io.out(
+    `${s.file ?? a.file}: OK: "${s.name}" on ${s.topology.name} (${ncpus} CPUs), ${s.workloads.length} workload(s), ` +
+      `${s.variants.length} variant(s) x ${s.seeds} seed(s) = ${s.variants.length * s.seeds} run(s) of ${s.durationMs} ms, ` +
+      `about ${formatCount(est.total)} events per run\n`
+  )
+  return 0
+}
+
+export function listCommand(what: 'patches' | 'topologies' | 'presets', json: boolean, io: CliIo): number {
+  if (what === 'patches') {
+    const patches = listPatches()
+    const features = SCHED_FEATURES.map((f) => ({ name: f.name, doc: f.doc }))
+    const switches = knownFeatureNames()
+      .filter((n) => !features.some((f) => f.name === n))
+      .map((name) => ({ name, patches: patches.filter((p) => p.switches.includes(name)).map((p) => p.name) }))
+    if (json) io.out(JSON.stringify({ patches, features, switches }, null, 2) + '\n')
+    else {
+      io.out('Patches (variants[].patches):\n')
+      for (const p of patches) io.out(`  ${p.name.padEnd(24)} ${p.doc}\n`)
+      io.out('\nsched_feat flags (features):\n')
+      for (const f of features) io.out(`  ${f.name.padEnd(24)} ${f.doc}\n`)
+      io.out('\nPatch switches (features; each patch turns its own on):\n')
+      for (const sw of switches) io.out(`  ${sw.name.padEnd(24)} set by ${sw.patches.join(', ')}\n`)
+    }
+    return 0
+  }
+  if (what === 'topologies') {
+    const topos = topologyPresets()
+    if (json) io.out(JSON.stringify(topos, null, 2) + '\n')
+    else for (const t of topos) io.out(`  ${t.name.padEnd(16)} ${t.description}\n${' '.repeat(19)}source: ${t.source}\n`)
+    return 0
+  }
+  const presets = listPresets()
+  if (json) io.out(JSON.stringify(presets, null, 2) + '\n')
+  else {
+    const w = Math.max(0, ...presets.map((p) => p.id.length))
+    for (const p of presets) {
+      const dur = p.publishedDurationMs ? ` [${p.durationMs ?? '?'} ms; published ${p.publishedDurationMs / 1000} s: --published]` : ''
+      io.out(`  ${p.id.padEnd(w)}  ${p.name}${dur}\n`)
+    }
+  }
+  return 0
+}

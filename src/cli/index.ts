@@ -1,0 +1,89 @@
+import { ScenarioError } from '../sim/scenario'
+import { InputError, parseArgs, UsageError, USAGE } from './args'
+import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
+import { nodeIo, type CliIo } from './io'
+import type { SimulateFn } from './simulator'
+
+/**
+ * The headless `schedlab` command. `runCli` is the whole program minus process handling, so it
+ * is tested in-process: it returns the exit code (0 success, 2 invalid input, 1 internal error)
+ * and never lets a stack trace reach the user unless SCHEDLAB_DEBUG is set.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simulate?: SimulateFn): Promise<number> {
+  try {
+    const c = parseArgs(argv)
+    switch (c.cmd) {
+      case 'help':
+        io.out(USAGE + '\n')
+        return 0
+      case 'version':
+        io.out(`schedlab ${version()}\n`)
+        return 0
+      case 'run':
+        return await runCommand(c, io, simulate)
+      case 'compare':
+        return await compareCommand(c, io, simulate)
+      case 'validate':
+        return validateCommand(c, io)
+      case 'patches':
+      case 'topologies':
+      case 'presets':
+        return listCommand(c.cmd, c.json, io)
+      case 'serve':
+        return await serve(c.args, io)
+    }
+  } catch (e) {
+    if (e instanceof ScenarioError) {
+      io.err(e.format() + '\n')
+      return 2
+    }
+    if (e instanceof InputError) {
+      io.err(`schedlab: ${e.message}\n`)
+      return 2
+    }
+    if (e instanceof UsageError) {
+      io.err(`schedlab: ${e.message}\n\n${USAGE}\n`)
+      return 2
+    }
+    io.err(`schedlab: internal error: ${e instanceof Error ? e.message : String(e)}\n`)
+    if (process.env.SCHEDLAB_DEBUG && e instanceof Error) io.err(`${e.stack}\n`)
+    return 1
+  }
+}
+
+/** `serve` lives in src/cli/serve.ts (the web host); absent from builds without it. */
+async function serve(args: string[], io: CliIo): Promise<number> {
+  const specifier = './serve'
+  let mod: { serveCommand?: (argv: readonly string[]) => Promise<number> }
+  try {
+    mod = (await import(/* @vite-ignore */ specifier)) as typeof mod
+  } catch {
+    mod = {}
+  }
+  if (typeof mod.serveCommand !== 'function') {
+    io.err('serve: not available in this build\n')
+    return 1
+  }
+  return mod.serveCommand(args)
+}
+
+function version(): string {
+  try {
+    return (JSON.parse(nodeIo().readFile(`${__dirname}/../../package.json`)) as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** The process entry: exit code, and a reader that closes the pipe early (`| head`) is no error. */
+export async function main(argv: readonly string[]): Promise<void> {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    })
+  }
+  process.exitCode = await runCli(argv)
+}
+
+const invokedDirectly = typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module
+if (invokedDirectly) void main(process.argv.slice(2))

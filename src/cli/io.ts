@@ -1,0 +1,95 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+
+/** What the CLI touches outside itself, so commands can be tested in-process. */
+export interface CliIo {
+  out(text: string): void
+  err(text: string): void
+  /** True when stderr is a terminal (progress redraws in place). */
+  errIsTty: boolean
+  exists(path: string): boolean
+  readFile(path: string): string
+  writeFile(path: string, text: string): void
+  mkdirp(path: string): void
+  /** A file written line by line (traces), buffered. */
+  openLines(path: string): LineWriter
+  /** Wall clock in ms, for progress only (never inside the simulation). */
+  now(): number
+}
+
+export interface LineWriter {
+  line(text: string): void
+  close(): void
+}
+
+export function nodeIo(): CliIo {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    errIsTty: !!process.stderr.isTTY,
+    exists: (p) => existsSync(p),
+    readFile: (p) => readFileSync(p, 'utf8'),
+    writeFile: (p, t) => writeFileSync(p, t),
+    mkdirp: (p) => mkdirSync(p, { recursive: true }),
+    openLines: (p) => {
+      const fd = openSync(p, 'w')
+      let buf: string[] = []
+      let size = 0
+      const flush = (): void => {
+        if (buf.length === 0) return
+        writeSync(fd, buf.join('\n') + '\n')
+        buf = []
+        size = 0
+      }
+      return {
+        line(t) {
+          buf.push(t)
+          size += t.length
+          if (size > 1 << 20) flush()
+        },
+        close() {
+          flush()
+          closeSync(fd)
+        }
+      }
+    },
+    now: () => performance.now()
+  }
+}
+
+/** An in-memory CliIo for tests: collects stdout and stderr. */
+export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: string; stderr: string; files: Record<string, string> } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    files: { ...files },
+    errIsTty: false,
+    out(t: string) {
+      io.stdout += t
+    },
+    err(t: string) {
+      io.stderr += t
+    },
+    exists(p: string) {
+      return p in io.files || existsSync(p)
+    },
+    readFile(p: string) {
+      if (p in io.files) return io.files[p]
+      return readFileSync(p, 'utf8')
+    },
+    writeFile(p: string, t: string) {
+      io.files[p] = t
+    },
+    mkdirp() {},
+    openLines(p: string) {
+      const lines: string[] = []
+      return {
+        line: (t: string) => lines.push(t),
+        close: () => {
+          io.files[p] = lines.join('\n') + '\n'
+        }
+      }
+    },
+    now: () => performance.now()
+  }
+  return io
+}

@@ -1,0 +1,138 @@
+import type { Scenario, WorkloadSpec } from './types'
+import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppSpec, SchbenchWorkload } from './workload-specs'
+
+/**
+ * A rough upper-bound estimate of the events one run (one variant, one seed) will simulate, so
+ * that a scenario that would take hours is refused before it starts. Each workload's rate of
+ * scheduling events (timer, wakeup, switch in, switch out, tick) times the simulated time.
+ * Within a factor of a few of the engine's count; it only has to catch orders of magnitude.
+ */
+
+export interface EventEstimate {
+  total: number
+  ticks: number
+  workloads: { index: number; name: string; events: number }[]
+}
+
+/** Events per activation: timer or wakeup, enqueue/pick, switch in, switch out, completion. */
+const PER_ACTIVATION = 5
+/** Engine events per hackbench message (measured on the simulator: about 2). */
+const HACKBENCH_EVENTS_PER_MESSAGE = 2.5
+/** An iteration made only of synchronisation events is paced by other threads: assume this. */
+const MIN_ITERATION_US = 10
+
+/** 850, 12 thousand, 3.4 million, 1.2 billion. */
+export function formatCount(n: number): string {
+  if (n < 1e3) return String(Math.round(n))
+  if (n < 1e6) return `${Number((n / 1e3).toPrecision(3))} thousand`
+  if (n < 1e9) return `${Number((n / 1e6).toPrecision(3))} million`
+  return `${Number((n / 1e9).toPrecision(3))} billion`
+}
+
+export function estimateEvents(s: Scenario): EventEstimate {
+  const durUs = s.durationMs * 1000
+  const ncpus = s.topology.clusters.reduce((n, c) => n + c.cpus, 0)
+  const ticks = (ncpus * s.durationMs * s.kernel.hz) / 1000
+  const workloads = s.workloads.map((w, index) => ({ index, name: w.name, events: workloadEvents(w, durUs, ncpus, s.kernel.hz) }))
+  const total = ticks + workloads.reduce((n, w) => n + w.events, 0)
+  return { total, ticks, workloads }
+}
+
+function workloadEvents(w: WorkloadSpec, durUs: number, ncpus: number, hz: number): number {
+  const tickRate = hz / 1e6 // per microsecond
+  switch (w.type) {
+    case 'cyclictest': {
+      const c = w as CyclictestWorkload
+      let n = 0
+      for (let k = 0; k < c.threads; k++) {
+        const cycles = durUs / (c.periodUs + k * c.distanceUs)
+        n += (c.loops > 0 ? Math.min(c.loops, cycles) : cycles) * PER_ACTIVATION
+      }
+      return n
+    }
+    case 'periodic': {
+      const runUs = Number(w.runUs ?? 0)
+      const periodUs = Math.max(1, Number(w.periodUs ?? 1))
+      return (w.count ?? 1) * (durUs / periodUs) * (PER_ACTIVATION + runUs * tickRate)
+    }
+    case 'hog':
+      return (w.count ?? 1) * durUs * tickRate * 2
+    case 'noise': {
+      const n = w as NoiseWorkload
+      const perCpu = n.perCpu * (n.cpus?.length ?? ncpus) * (durUs / n.perCpuPeriodUs)
+      const daemons = n.daemons * (durUs / n.daemonPeriodUs)
+      return (perCpu + daemons) * PER_ACTIVATION
+    }
+    case 'rt-app':
+      return rtappEvents((w as { rtapp: RtAppSpec }).rtapp, durUs)
+    case 'hackbench':
+      return hackbenchEvents(w as HackbenchWorkload, durUs, ncpus)
+    case 'schbench':
+      return schbenchEvents(w as SchbenchWorkload, durUs, ncpus)
+    default:
+      return 0
+  }
+}
+
+function rtappEvents(spec: RtAppSpec, durUs: number): number {
+  let total = 0
+  for (const t of spec.tasks) {
+    // Forked-only tasks run when forked; count them once per instance-equivalent.
+    const copies = Math.max(t.instance, 1)
+    let left = Math.max(0, durUs - t.delayUs)
+    let events = 0
+    let passes = t.loop === -1 ? Infinity : t.loop
+    while (passes > 0 && left > 0) {
+      let passUs = 0
+      let passEvents = 0
+      let endless = false
+      for (const ph of t.phases) {
+        let iterUs = 0
+        let timerUs = 0
+        for (const e of ph.events) {
+          if (e.kind === 'run' || e.kind === 'runtime' || e.kind === 'sleep' || e.kind === 'work') iterUs += e.us
+          if (e.kind === 'timer') timerUs += e.periodUs
+        }
+        iterUs = Math.max(iterUs, timerUs, MIN_ITERATION_US)
+        const iterEvents = ph.events.length * PER_ACTIVATION
+        const possible = (left - passUs) / iterUs
+        const n = ph.loop === -1 ? possible : Math.min(ph.loop, possible)
+        if (n <= 0) break
+        passUs += n * iterUs
+        passEvents += n * iterEvents
+        if (ph.loop === -1) {
+          endless = true
+          break
+        }
+      }
+      events += passEvents
+      left -= passUs
+      passes--
+      if (endless || passUs <= 0) break
+      if (passes === Infinity) {
+        // Identical passes: jump to the end instead of iterating.
+        events += (left / passUs) * passEvents
+        break
+      }
+    }
+    total += copies * events
+  }
+  return total
+}
+
+function hackbenchEvents(h: HackbenchWorkload, durUs: number, ncpus: number): number {
+  const messages = h.groups * h.fds * h.fds * h.loops
+  const workers = 2 * h.groups * h.fds
+  const roundUs = (messages * (h.writeUs + h.readUs)) / Math.max(1, Math.min(ncpus, workers))
+  const rounds = h.repeat ? durUs / Math.max(roundUs, 1) : Math.min(1, durUs / Math.max(roundUs, 1))
+  // A write and a read each, plus the wakeups and switches of the blocked share (measured: ~2).
+  return rounds * (messages * HACKBENCH_EVENTS_PER_MESSAGE + workers * PER_ACTIVATION)
+}
+
+function schbenchEvents(s: SchbenchWorkload, durUs: number, ncpus: number): number {
+  const perRequest = 2 * PER_ACTIVATION
+  if (s.rps > 0) return s.rps * s.messageThreads * (durUs / 1e6) * perRequest
+  const workers = s.messageThreads * s.workers
+  const rate = Math.min(ncpus, workers) / Math.max(1, s.requestWorkUs + s.sleepUs)
+  return rate * durUs * perRequest
+}

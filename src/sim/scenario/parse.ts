@@ -1,0 +1,456 @@
+import type { PolicyName } from '../kernel/api'
+import { buildTopology } from '../kernel/topology'
+import type { TopologySpec } from '../kernel/topology-types'
+import { IssueSink, ScenarioError } from './errors'
+import { estimateEvents, formatCount as fmtCount } from './estimate'
+import { lastEntry, readLenient, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
+import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
+import { formatPath, type JsonPath } from './paths'
+import { isFair, readRtApp, type RtAppContext } from './rtapp'
+import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
+import { z } from 'zod'
+import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
+import type { KernelSpec, Scenario, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import type { RtAppProps } from './workload-specs'
+import { closest, validateInto } from './zod-issues'
+
+export interface ParseOptions {
+  /** Topology preset name replacing the scenario's (`--topology`). */
+  topology?: string
+  /** Replaces durationMs before the event estimate (`--duration-ms`). */
+  durationMs?: number
+  /** Replaces maxEvents (`--max-events`). */
+  maxEvents?: number
+  /**
+   * Reads a file referenced by the scenario (rt-app `file`), relative to the scenario file.
+   * Returns the text and the name to use in messages; throws (any Error) when unreadable.
+   */
+  readFile?(path: string, fromFile: string): { text: string; file: string }
+}
+
+const SCENARIO_TOP = SCENARIO.extend({ workloads: z.array(z.unknown()).min(1).max(256) })
+
+/** Upper bound on tasks created at start, over all workloads. */
+export const MAX_TASKS = 20000
+/** A plain rt-app file whose threads never finish and that gives no duration runs this long. */
+export const RTAPP_ENDLESS_DURATION_MS = 10_000
+/** Cap for an rt-app file whose threads all finish on their own (global.duration -1). */
+export const RTAPP_FINITE_CAP_MS = 600_000
+
+/**
+ * Parse scenario text (or a plain rt-app file) into the normalized Scenario.
+ * Throws ScenarioError with every issue found, each with file, JSON path, line and column.
+ */
+export function parseScenario(text: string, file: string, opts: ParseOptions = {}): Scenario {
+  const doc = readLenient(text)
+  const sink = new IssueSink(file, doc)
+  for (const e of doc.errors) sink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+  sink.throwIfAny()
+  const root = doc.root
+  if (!root || root.kind !== 'object') {
+    sink.error([], 'a scenario must be a JSON object')
+    sink.throwIfAny()
+  }
+  const obj = root as JObject
+  if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents })
+
+  const plain = toPlain(root, {
+    onDuplicate: (path, key) => sink.warn([...path, key], `duplicate key "${key}": the last value is used`)
+  }) as Record<string, unknown>
+  // Workloads are checked one by one so that one bad workload does not hide the others' issues.
+  const top = validateInto(SCENARIO_TOP, plain, sink, [], root)
+  const rawWorkloads = Array.isArray(plain.workloads) ? plain.workloads : []
+  const workloads = rawWorkloads.map((w, i) => validateInto(WORKLOAD, w, sink, ['workloads', i], doc.at(['workloads', i])))
+  if (!top) sink.throwIfAny()
+  return normalize({ ...(top as ScenarioParsed), workloads: workloads as WorkloadParsed[] }, doc, sink, file, opts)
+}
+
+function baseName(file: string): string {
+  const b = file.split(/[\\/]/).pop() ?? file
+  return b.replace(/\.jsonc?$/i, '')
+}
+
+function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: string, opts: ParseOptions): Scenario {
+  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink)
+  // With an unknown topology, keep checking the rest against the largest one allowed.
+  const topo = buildTopology(topology ?? resolveTopologyName('smp-1024') as TopologySpec)
+  const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }
+
+  checkFeatures(p.kernel.features, ['kernel', 'features'], sink)
+  const variantNames = new Set<string>()
+  p.variants.forEach((v, i) => {
+    if (variantNames.has(v.name)) sink.error(['variants', i, 'name'], `duplicate variant name "${v.name}"`)
+    variantNames.add(v.name)
+    v.patches.forEach((name, j) => {
+      if (!isKnownPatch(name)) {
+        const hint = closest(name, listPatches().map((x) => x.name))
+        sink.error(['variants', i, 'patches', j], `unknown patch "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\``)
+      }
+    })
+    checkFeatures(v.features, ['variants', i, 'features'], sink)
+  })
+
+  // Names first (defaults: type, type-2 ...), so that variants can refer to any workload.
+  const names: string[] = []
+  const typeCount: Record<string, number> = {}
+  p.workloads.forEach((w, i) => {
+    if (!w) return
+    typeCount[w.type] = (typeCount[w.type] ?? 0) + 1
+    const name = w.name ?? (typeCount[w.type] === 1 ? w.type : `${w.type}-${typeCount[w.type]}`)
+    if (names.includes(name)) sink.error(['workloads', i, 'name'], `duplicate workload name "${name}"`)
+    names[i] = name
+  })
+  const base = p.workloads.map((w, i) => (w ? normalizeWorkload(w, names[i], i, doc, sink, file, ctx, opts) : undefined))
+  const enabled = (list: (WorkloadSpec | undefined)[], disabled: boolean[]): WorkloadSpec[] =>
+    list.filter((w, i): w is WorkloadSpec => !!w && !disabled[i])
+  const baseDisabled = p.workloads.map((w) => !!w?.disabled)
+  const workloads = enabled(base, baseDisabled)
+  sink.throwIfAny()
+
+  const variantWorkloads = p.variants.map((v, i) => {
+    if (!v.workloads) return undefined
+    const list = [...base]
+    const disabled = [...baseDisabled]
+    for (const [name, over] of Object.entries(v.workloads)) {
+      const path: JsonPath = ['variants', i, 'workloads', name]
+      const idx = names.indexOf(name)
+      if (idx < 0) {
+        sink.error(path, `no workload named "${name}" (workloads: ${names.join(', ')})`)
+        continue
+      }
+      const banned = Object.keys(over).filter((k) => k === 'type' || k === 'name' || k === 'tasks' || k === 'global' || k === 'file')
+      if (banned.length > 0) {
+        sink.error([...path, banned[0]], `a variant cannot change "${banned[0]}" of a workload; add another workload and disable one of them instead`)
+        continue
+      }
+      const merged = { ...(toPlain(doc.at(['workloads', idx])) as object), ...over }
+      const parsedW = validateInto(WORKLOAD, merged, sink, path, doc.at(path))
+      if (!parsedW) continue
+      list[idx] = normalizeWorkload(parsedW, name, idx, doc, sink, file, ctx, opts)
+      disabled[idx] = !!parsedW.disabled
+    }
+    return enabled(list, disabled)
+  })
+  sink.throwIfAny()
+
+  const lists: [JsonPath, WorkloadSpec[]][] = [[['workloads'], workloads], ...variantWorkloads.map((l, i): [JsonPath, WorkloadSpec[]] => [['variants', i, 'workloads'], l ?? workloads])]
+  for (const [path, list] of lists) {
+    if (list.length === 0) sink.error(path, 'every workload is disabled: nothing would run')
+    let tasks = 0
+    for (const w of list) {
+      const n = taskCount(w)
+      tasks += n
+      if (tasks > MAX_TASKS) {
+        sink.error(['workloads', names.indexOf(w.name)], `${tasks} tasks in total exceed the limit of ${MAX_TASKS} (this workload creates ${n})`)
+        break
+      }
+    }
+  }
+  sink.throwIfAny()
+
+  const kernel: KernelSpec = {
+    hz: p.kernel.hz,
+    profile: p.kernel.profile as KernelSpec['profile'],
+    features: p.kernel.features,
+    ...(p.kernel.baseSliceUs !== undefined ? { baseSliceUs: p.kernel.baseSliceUs } : {}),
+    ...(p.kernel.tunableScaling !== undefined ? { tunableScaling: p.kernel.tunableScaling } : {}),
+    ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
+    ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
+    ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
+    ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
+  }
+  const variants: VariantSpec[] = p.variants.map((v, i) => ({
+    name: v.name,
+    patches: v.patches,
+    features: v.features,
+    ...(v.kernel ? { kernel: v.kernel as VariantSpec['kernel'] } : {}),
+    ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
+  }))
+  const s: Scenario = {
+    name: p.name ?? baseName(file),
+    file,
+    topology: topology as TopologySpec,
+    kernel,
+    durationMs: opts.durationMs ?? p.durationMs,
+    seed: p.seed,
+    seeds: p.seeds,
+    variants,
+    workloads,
+    maxEvents: opts.maxEvents ?? p.maxEvents,
+    ...(p.description !== undefined ? { description: p.description } : {}),
+    ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
+    warnings: sink.warnings
+  }
+  checkEstimate(s, sink, (name) => names.indexOf(name))
+  sink.throwIfAny()
+  return s
+}
+
+function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink): TopologySpec | undefined {
+  if (typeof t === 'string') {
+    const r = resolveTopologyName(t)
+    if (typeof r === 'string') {
+      if (path) sink.error(path, r)
+      else sink.issues.push({ path: '--topology', message: r })
+      return undefined
+    }
+    return r
+  }
+  const total = t.clusters.reduce((n, c) => n + c.cpus, 0)
+  if (total > 1024 && path) sink.error([...path, 'clusters'], `${total} CPUs: at most 1024 are supported`)
+  const nodes = Math.max(...t.clusters.map((c) => c.node ?? c.package ?? 0)) + 1
+  const d = t.numaDistance
+  if (d && path && (d.length !== nodes || d.some((row) => row.length !== nodes))) {
+    sink.error([...path, 'numaDistance'], `needs ${nodes} rows of ${nodes} distances (one per NUMA node of the clusters)`)
+  }
+  return t as TopologySpec
+}
+
+function checkFeatures(features: Record<string, boolean>, path: JsonPath, sink: IssueSink): void {
+  const known = knownFeatureNames()
+  for (const k of Object.keys(features)) {
+    if (known.includes(k)) continue
+    const hint = closest(k, known)
+    sink.error([...path, k], `unknown feature "${k}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\``)
+  }
+}
+
+function normalizeCommon(w: WorkloadParsed, name: string, path: JsonPath, sink: IssueSink, ncpus: number, rtDefault: number): WorkloadCommon {
+  const policy: PolicyName = w.policy ?? (w.priority !== undefined ? 'fifo' : 'other')
+  if (isFair(policy) && w.priority !== undefined) {
+    sink.error([...path, 'priority'], `priority is the RT priority of fifo/rr tasks; a ${policy} task takes "nice"`)
+  }
+  if (!isFair(policy) && w.nice !== undefined) sink.error([...path, 'nice'], `nice applies to fair policies; a ${policy} task takes "priority" (1..99)`)
+  if (w.startCpu !== undefined && w.startCpu >= ncpus) sink.error([...path, 'startCpu'], `CPU ${w.startCpu} does not exist (the topology has ${ncpus} CPUs)`)
+  if (w.startCpu !== undefined && w.cpus && !w.cpus.includes(w.startCpu)) sink.error([...path, 'startCpu'], `startCpu ${w.startCpu} is outside cpus [${w.cpus.join(', ')}]`)
+  if (w.cpus) {
+    const bad = w.cpus.filter((c) => c >= ncpus)
+    if (bad.length > 0) sink.error([...path, 'cpus'], `CPU ${bad.join(', ')} does not exist (the topology has ${ncpus} CPUs: 0..${ncpus - 1})`)
+  }
+  if (w.uclampMin !== undefined && w.uclampMax !== undefined && w.uclampMin > w.uclampMax) {
+    sink.error([...path, 'uclampMin'], `uclampMin ${w.uclampMin} is above uclampMax ${w.uclampMax}`)
+  }
+  let sliceUs = w.sliceUs
+  if (sliceUs !== undefined && sliceUs > 0) {
+    const c = Math.min(100000, Math.max(100, sliceUs))
+    if (c !== sliceUs) sink.warn([...path, 'sliceUs'], `slice ${sliceUs} us clamped to ${c} us as the kernel does (0.1..100 ms)`)
+    sliceUs = c
+  }
+  if (sliceUs !== undefined && !isFair(policy)) sink.warn([...path, 'sliceUs'], `sliceUs applies to fair tasks; ignored for ${policy}`)
+  const out: WorkloadCommon = { type: w.type, name, policy }
+  if (isFair(policy)) out.nice = w.nice ?? 0
+  else out.priority = w.priority ?? rtDefault
+  if (sliceUs !== undefined) out.sliceUs = sliceUs
+  if (w.cpus) out.cpus = [...new Set(w.cpus)].sort((a, b) => a - b)
+  if (w.uclampMin !== undefined) out.uclampMin = w.uclampMin
+  if (w.uclampMax !== undefined) out.uclampMax = w.uclampMax
+  if (w.delayUs !== undefined) out.delayUs = w.delayUs
+  if (w.startCpu !== undefined) out.startCpu = w.startCpu
+  if (w.timerSlackUs !== undefined) out.timerSlackUs = w.timerSlackUs
+  return out
+}
+
+/** Default RT priority when a workload asks for fifo/rr without one (rt-app's default). */
+const DEFAULT_RT_PRIORITY = 10
+
+function normalizeWorkload(
+  w: WorkloadParsed,
+  name: string,
+  i: number,
+  doc: LenientDoc,
+  sink: IssueSink,
+  file: string,
+  ctx: RtAppContext,
+  opts: ParseOptions
+): WorkloadSpec | undefined {
+  const path: JsonPath = ['workloads', i]
+  const { type: _t, name: _n, policy: _p, nice: _ni, priority: _pr, sliceUs: _s, cpus: _c, uclampMin: _u1, uclampMax: _u2, delayUs: _d, disabled: _x, startCpu: _sc, timerSlackUs: _ts, ...rest } = w
+  switch (w.type) {
+    case 'cyclictest': {
+      // cyclictest bumps a fifo/rr priority of 0 to threads + 1.
+      const common = normalizeCommon(w, name, path, sink, ctx.ncpus, w.threads + 1)
+      return { ...common, ...rest, type: 'cyclictest' } as WorkloadSpec
+    }
+    case 'hackbench':
+    case 'periodic':
+    case 'noise':
+    case 'hog': {
+      const common = normalizeCommon(w, name, path, sink, ctx.ncpus, DEFAULT_RT_PRIORITY)
+      return { ...common, ...rest, type: w.type } as WorkloadSpec
+    }
+    case 'schbench': {
+      const common = normalizeCommon(w, name, path, sink, ctx.ncpus, DEFAULT_RT_PRIORITY)
+      const workers = w.workers ?? Math.ceil(ctx.ncpus / w.messageThreads)
+      const side = Math.floor(Math.sqrt((w.footprintKb * 1024) / 3 / 8))
+      const requestWorkUs = w.requestWorkUs ?? (w.operations * side ** 3 * SCHBENCH_MAC_NS) / 1000
+      return { ...common, ...rest, type: 'schbench', workers, requestWorkUs } as WorkloadSpec
+    }
+    case 'rt-app': {
+      const common = normalizeCommon(w, name, path, sink, ctx.ncpus, DEFAULT_RT_PRIORITY)
+      if ((w.tasks === undefined) === (w.file === undefined)) {
+        sink.error(path, 'an rt-app workload needs exactly one of "tasks" or "file"')
+        return undefined
+      }
+      const defaults: RtAppProps = {
+        ...(w.policy !== undefined || w.priority !== undefined ? { policy: common.policy as PolicyName } : {}),
+        ...(w.nice !== undefined ? { priority: w.nice } : w.priority !== undefined ? { priority: w.priority } : {}),
+        ...(common.sliceUs !== undefined ? { sliceUs: common.sliceUs } : {}),
+        ...(common.cpus ? { cpus: common.cpus } : {}),
+        ...(common.uclampMin !== undefined ? { uclampMin: common.uclampMin } : {}),
+        ...(common.uclampMax !== undefined ? { uclampMax: common.uclampMax } : {})
+      }
+      let tasksNode: JValue | undefined
+      let globalNode: JValue | undefined
+      let base: JsonPath = path
+      let rsink = sink
+      let source: string | undefined
+      if (w.file !== undefined) {
+        if (!opts.readFile) {
+          sink.error([...path, 'file'], 'rt-app files cannot be read here (no file access); inline the tasks with "tasks"')
+          return undefined
+        }
+        let loaded: { text: string; file: string }
+        try {
+          loaded = opts.readFile(w.file, file)
+        } catch (e) {
+          sink.error([...path, 'file'], `cannot read rt-app file "${w.file}": ${(e as Error).message}`)
+          return undefined
+        }
+        source = loaded.file
+        const sub = readLenient(loaded.text)
+        rsink = new IssueSink(loaded.file, sub)
+        for (const e of sub.errors) rsink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+        if (sub.root && sub.root.kind === 'object') {
+          checkRtAppRoot(sub.root, [], rsink)
+          tasksNode = lastEntry(sub.root, 'tasks')?.value
+          globalNode = lastEntry(sub.root, 'global')?.value
+        } else if (rsink.ok) rsink.error([], 'an rt-app file must be a JSON object with "tasks"')
+        base = []
+      } else {
+        const wnode = doc.at(path)
+        tasksNode = wnode?.kind === 'object' ? lastEntry(wnode, 'tasks')?.value : undefined
+        globalNode = wnode?.kind === 'object' ? lastEntry(wnode, 'global')?.value : undefined
+      }
+      const read = rsink === sink || rsink.ok ? readRtApp(tasksNode, globalNode, base, rsink, ctx, defaults) : undefined
+      if (rsink !== sink) sink.absorb(rsink)
+      if (!read) return undefined
+      return { ...common, type: 'rt-app', rtapp: read.spec, ...(source ? { source } : {}) } as WorkloadSpec
+    }
+  }
+}
+
+/** Model: one multiply-add of schbench's naive matrix multiply at capacity 1024, ns. */
+export const SCHBENCH_MAC_NS = 0.5
+
+function checkRtAppRoot(root: JObject, base: JsonPath, sink: IssueSink): void {
+  for (const e of root.entries) {
+    if (e.key === 'tasks' || e.key === 'global') continue
+    if (e.key === 'resources') sink.warn([...base, 'resources'], 'legacy "resources" section ignored (resources are created from the events)', e.keyOffset)
+    else sink.error([...base, e.key], `unknown top-level key "${e.key}" in an rt-app file (expected "tasks" and "global")`, e.keyOffset)
+  }
+}
+
+export function taskCount(w: WorkloadSpec): number {
+  switch (w.type) {
+    case 'cyclictest':
+      return Number(w.threads)
+    case 'hackbench':
+      return Number(w.groups) * Number(w.fds) * 2
+    case 'schbench':
+      return Number(w.messageThreads) * (1 + Number(w.workers))
+    case 'rt-app': {
+      const spec = (w as { rtapp: { tasks: { instance: number }[] } }).rtapp
+      return spec.tasks.reduce((n, t) => n + t.instance, 0)
+    }
+    default:
+      return Number(w.count ?? 1)
+  }
+}
+
+
+/** Refuse when the run of any variant would be beyond the event limit. */
+export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number): void {
+  const lists = [s.workloads, ...s.variants.map((v) => v.workloads).filter((l): l is WorkloadSpec[] => !!l)]
+  let worst = s
+  let worstTotal = -1
+  for (const workloads of lists) {
+    const total = estimateEvents({ ...s, workloads }).total
+    if (total > worstTotal) {
+      worstTotal = total
+      worst = { ...s, workloads }
+    }
+  }
+  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)))
+}
+
+function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number): void {
+  const limit = s.maxEvents ?? DEFAULT_MAX_EVENTS
+  const est = estimateEvents(s)
+  if (est.total <= limit) return
+  const top = [...est.workloads].sort((a, b) => b.events - a.events)[0]
+  const path: JsonPath = top && top.events > est.ticks ? ['workloads', indexOf(top.name)] : ['durationMs']
+  sink.error(
+    path,
+    `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}. ` +
+      `Shorten durationMs (--duration-ms), or raise the limit with "maxEvents": ${Math.ceil(est.total * 1.2)} in the scenario or --max-events ${Math.ceil(est.total * 1.2)}`
+  )
+}
+
+export interface ImportOptions {
+  /** Topology preset name (`--topology`); default DEFAULT_TOPOLOGY. */
+  topology?: string
+  durationMs?: number
+  seed?: number
+  maxEvents?: number
+  name?: string
+}
+
+/** A plain rt-app file as a whole scenario: one rt-app workload on a given or default topology. */
+export function importRtApp(text: string, file: string, opts: ImportOptions = {}): Scenario {
+  const doc = readLenient(text)
+  const sink = new IssueSink(file, doc)
+  for (const e of doc.errors) sink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+  sink.throwIfAny()
+  if (!doc.root || doc.root.kind !== 'object' || !lastEntry(doc.root, 'tasks')) {
+    sink.error([], 'an rt-app file must be a JSON object with "tasks"')
+    sink.throwIfAny()
+  }
+  const root = doc.root as JObject
+  checkRtAppRoot(root, [], sink)
+  const topoName = opts.topology ?? DEFAULT_TOPOLOGY
+  if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)
+  const topology = resolveTopology(topoName, undefined, sink)
+  sink.throwIfAny()
+  const topo = buildTopology(topology as TopologySpec)
+  const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }
+  const read = readRtApp(lastEntry(root, 'tasks')?.value, lastEntry(root, 'global')?.value, [], sink, ctx)
+  sink.throwIfAny()
+  if (!read) throw new ScenarioError(file, [{ path: '(root)', message: 'invalid rt-app file' }])
+  let durationMs = opts.durationMs
+  if (durationMs === undefined) {
+    if (read.durationS > 0) durationMs = read.durationS * 1000
+    else if (read.endless) {
+      durationMs = RTAPP_ENDLESS_DURATION_MS
+      sink.warn(['global', 'duration'], `threads loop forever and no duration is given: simulating ${durationMs / 1000} s (set --duration-ms)`)
+    } else durationMs = RTAPP_FINITE_CAP_MS
+  }
+  const name = opts.name ?? baseName(file)
+  const s: Scenario = {
+    name,
+    file,
+    topology: topology as TopologySpec,
+    kernel: { hz: 250, profile: 'tip-2026', features: {} },
+    durationMs,
+    seed: opts.seed ?? 1,
+    seeds: 1,
+    variants: [{ name: 'base', patches: [], features: {} }],
+    workloads: [{ type: 'rt-app', name: 'rt-app', policy: 'other', nice: 0, rtapp: read.spec, source: file } as WorkloadSpec],
+    maxEvents: opts.maxEvents ?? DEFAULT_MAX_EVENTS,
+    warnings: sink.warnings
+  }
+  checkEstimate(s, sink)
+  sink.throwIfAny()
+  return s
+}
+
+export { DEFAULT_DURATION_MS }

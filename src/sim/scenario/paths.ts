@@ -1,0 +1,16 @@
+/** A JSON path as a list of object keys and array indexes. */
+export type JsonPath = readonly (string | number)[]
+
+const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/
+
+/** `workloads[1].tasks.thread0.phases.p1.run`; the root is `(root)`. */
+export function formatPath(path: JsonPath): string {
+  if (path.length === 0) return '(root)'
+  let out = ''
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`
+    else if (PLAIN_KEY.test(seg)) out += out === '' ? seg : `.${seg}`
+    else out += `[${JSON.stringify(seg)}]`
+  }
+  return out
+}

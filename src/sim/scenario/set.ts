@@ -1,0 +1,51 @@
+import { applyEdits, modify } from 'jsonc-parser'
+import type { JsonPath } from './paths'
+
+/**
+ * `--set PATH=VALUE`: change one field of the scenario text before it is parsed, keeping its
+ * comments and layout (and so the line numbers of everything else). PATH is written as in
+ * messages (`workloads[0].groups`, `tasks.thread0.run`); VALUE is JSON, or a string.
+ */
+
+export interface SetArg {
+  path: JsonPath
+  value: unknown
+  text: string
+}
+
+/** Parse `PATH=VALUE`; returns an error message when malformed. */
+export function parseSetArg(arg: string): SetArg | string {
+  const eq = arg.indexOf('=')
+  if (eq <= 0) return `expected PATH=VALUE, got "${arg}"`
+  const pathText = arg.slice(0, eq).trim()
+  const raw = arg.slice(eq + 1)
+  const path: (string | number)[] = []
+  const re = /\s*(?:\.?([A-Za-z_$][\w$-]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\])/y
+  let i = 0
+  while (i < pathText.length) {
+    re.lastIndex = i
+    const m = re.exec(pathText)
+    if (!m || (i === 0 && pathText[0] === '.')) return `bad path "${pathText}" at "${pathText.slice(i)}"`
+    if (m[1] !== undefined) path.push(m[1])
+    else if (m[2] !== undefined) path.push(Number(m[2]))
+    else path.push(JSON.parse(`"${m[3]}"`) as string)
+    i = re.lastIndex
+  }
+  if (path.length === 0) return `empty path in "${arg}"`
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    value = raw
+  }
+  return { path, value, text: arg }
+}
+
+export function applySets(text: string, sets: readonly SetArg[]): string {
+  let out = text
+  for (const s of sets) {
+    const edits = modify(out, s.path as (string | number)[], s.value, { formattingOptions: { insertSpaces: true, tabSize: 2 } })
+    out = applyEdits(out, edits)
+  }
+  return out
+}

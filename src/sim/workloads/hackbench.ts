@@ -1,0 +1,291 @@
+import { WF_SYNC, type TaskContext, type TaskProgram } from '../kernel/api'
+import type { HackbenchWorkload } from '../scenario/workload-specs'
+import type { WorkloadResult } from '../../shared/result'
+import { commonAttrs, delayNs } from './common'
+import { US } from './stat'
+import { WaitQueue } from './sync'
+import type { WorkloadHost, WorkloadInstance } from './types'
+
+/**
+ * hackbench (rt-tests) / perf bench sched messaging. Per group, `fds` senders each write `loops`
+ * messages to each of `fds` receivers; every receiver owns one pipe or socket that all senders of
+ * its group write to. A write takes `writeUs` of CPU work and is visible when it completes; a
+ * writer blocks on a full buffer, a reader on an empty one.
+ *
+ * Wakeups follow the kernel: both pipes and AF_UNIX sockets wake with the sync variants
+ * (WF_SYNC). A pipe wakes its reader only when a write lands in an empty pipe and a writer only
+ * when a read frees a full pipe (writers wait exclusively, one at a time; a writer that leaves
+ * room wakes the next). A socket wakes a sleeping reader on every write, and all writers once the
+ * queued data drops to a quarter of the send buffer (unix_writable).
+ *
+ * Thread mode differs from process mode by the shared file table: fdget() then takes an atomic
+ * reference on every read and write (modeled as THREAD_FDGET_US of extra work per call).
+ */
+
+export const PAGE_BYTES = 4096
+export const PIPE_SLOTS = 16
+/** sk_buff overhead charged to a socket's send buffer per message (truesize - data). */
+export const SKB_OVERHEAD_BYTES = 576
+export const THREAD_FDGET_US = 0.08
+
+/** Messages a channel holds before a writer blocks. */
+export function channelCapacity(spec: HackbenchWorkload): number {
+  if (spec.ipc === 'pipe') {
+    const slots = Math.max(1, Math.floor(spec.pipeBufferBytes / PAGE_BYTES))
+    // Small writes merge into the last page while they fit; larger ones span pages.
+    if (spec.messageBytes <= PAGE_BYTES) return slots * Math.floor(PAGE_BYTES / spec.messageBytes)
+    return Math.max(1, Math.floor(spec.pipeBufferBytes / spec.messageBytes))
+  }
+  return Math.max(1, Math.floor(spec.socketBufferBytes / (spec.messageBytes + SKB_OVERHEAD_BYTES)))
+}
+
+class Channel {
+  /** Messages readable. */
+  committed = 0
+  /** Writes in progress (space taken, not yet readable). */
+  reserved = 0
+  readonly readers = new WaitQueue()
+  readonly writers = new WaitQueue()
+
+  constructor(
+    readonly capacity: number,
+    readonly pipe: boolean
+  ) {}
+
+  get full(): boolean {
+    return this.committed + this.reserved >= this.capacity
+  }
+
+  /** A write completed. */
+  commit(k: TaskContext): void {
+    this.reserved--
+    const wasEmpty = this.committed === 0
+    this.committed++
+    if (this.pipe) {
+      if (wasEmpty) this.readers.wakeAll(k, WF_SYNC)
+      // pipe_write: a writer that leaves room lets the next waiting writer in.
+      if (!this.full) this.writers.wakeOne(k, WF_SYNC)
+    } else {
+      this.readers.wakeAll(k, WF_SYNC)
+    }
+  }
+
+  /** A read completed. */
+  consume(k: TaskContext): void {
+    const wasFull = this.full
+    this.committed--
+    if (this.pipe) {
+      if (wasFull) this.writers.wakeOne(k, WF_SYNC)
+    } else if ((this.committed + this.reserved) * 4 <= this.capacity) {
+      this.writers.wakeAll(k, WF_SYNC)
+    }
+  }
+}
+
+interface Round {
+  startNs: number
+  left: number
+}
+
+class Group {
+  readonly channels: Channel[]
+  constructor(spec: HackbenchWorkload, capacity: number) {
+    this.channels = Array.from({ length: spec.fds }, () => new Channel(capacity, spec.ipc === 'pipe'))
+  }
+}
+
+/** Shared state of a hackbench instance: rounds, completion times, who waits for the next round. */
+class Bench {
+  readonly groups: Group[]
+  readonly roundTimes: number[] = []
+  readonly nextRound = new WaitQueue()
+  round: Round
+  workers = 0
+  exited = 0
+  finished = false
+
+  constructor(
+    readonly spec: HackbenchWorkload,
+    startNs: number
+  ) {
+    const cap = channelCapacity(spec)
+    this.groups = Array.from({ length: spec.groups }, () => new Group(spec, cap))
+    this.round = { startNs, left: 0 }
+  }
+
+  /** A worker finished its messages. Returns true when it must wait for the next round. */
+  workerDone(task: number, k: TaskContext): 'exit' | 'wait' | 'continue' {
+    this.round.left--
+    if (this.round.left > 0) {
+      if (!this.spec.repeat) return 'exit'
+      this.nextRound.add(task)
+      return 'wait'
+    }
+    this.roundTimes.push(k.now - this.round.startNs)
+    if (!this.spec.repeat) {
+      this.finished = true
+      return 'exit'
+    }
+    this.round = { startNs: k.now, left: this.workers }
+    this.nextRound.wakeAll(k, 0)
+    return 'continue'
+  }
+}
+
+/**
+ * A worker moves messages one syscall at a time: the syscall's CPU work runs first, its effect
+ * (data visible, space freed, wakeups) happens when it completes. Blocks while it cannot proceed.
+ */
+abstract class Worker implements TaskProgram {
+  private busy = false
+
+  constructor(
+    protected readonly bench: Bench,
+    private readonly workNs: number
+  ) {}
+
+  /** Channel of the next syscall. */
+  protected abstract channel(): Channel
+  /** True when the syscall must wait (pipe full for a writer, empty for a reader). */
+  protected abstract mustWait(ch: Channel): boolean
+  protected abstract waitQueue(ch: Channel): WaitQueue
+  protected abstract begin(ch: Channel): void
+  /** The syscall in flight completed. */
+  protected abstract complete(k: TaskContext): void
+  /** All messages of this round moved; reset() starts the next round. */
+  protected abstract roundDone(): boolean
+  protected abstract reset(): void
+
+  step(task: number, k: TaskContext): void {
+    for (;;) {
+      if (this.busy) {
+        this.busy = false
+        this.complete(k)
+      }
+      if (this.roundDone()) {
+        const next = this.bench.workerDone(task, k)
+        this.reset()
+        if (next === 'exit') return k.exit(task)
+        if (next === 'wait') return k.block(task)
+        continue
+      }
+      const ch = this.channel()
+      if (this.mustWait(ch)) {
+        this.waitQueue(ch).add(task)
+        return k.block(task)
+      }
+      this.begin(ch)
+      this.busy = true
+      return k.run(task, this.workNs)
+    }
+  }
+}
+
+/** Writes `loops` rounds of one message to each receiver of its group, in receiver order. */
+class Sender extends Worker {
+  private loop = 0
+  private target = 0
+
+  constructor(bench: Bench, private readonly group: Group, workNs: number) {
+    super(bench, workNs)
+  }
+
+  protected channel(): Channel {
+    return this.group.channels[this.target]
+  }
+  protected mustWait(ch: Channel): boolean {
+    return ch.full
+  }
+  protected waitQueue(ch: Channel): WaitQueue {
+    return ch.writers
+  }
+  protected begin(ch: Channel): void {
+    ch.reserved++
+  }
+  protected complete(k: TaskContext): void {
+    this.channel().commit(k)
+    if (++this.target === this.bench.spec.fds) {
+      this.target = 0
+      this.loop++
+    }
+  }
+  protected roundDone(): boolean {
+    return this.loop === this.bench.spec.loops
+  }
+  protected reset(): void {
+    this.loop = 0
+  }
+}
+
+/** Reads fds x loops messages from its own channel. */
+class Receiver extends Worker {
+  private got = 0
+
+  constructor(bench: Bench, private readonly ch: Channel, workNs: number) {
+    super(bench, workNs)
+  }
+
+  protected channel(): Channel {
+    return this.ch
+  }
+  protected mustWait(ch: Channel): boolean {
+    return ch.committed === 0
+  }
+  protected waitQueue(ch: Channel): WaitQueue {
+    return ch.readers
+  }
+  protected begin(): void {}
+  protected complete(k: TaskContext): void {
+    this.ch.consume(k)
+    this.got++
+  }
+  protected roundDone(): boolean {
+    return this.got === this.bench.spec.fds * this.bench.spec.loops
+  }
+  protected reset(): void {
+    this.got = 0
+  }
+}
+
+export function createHackbench(spec: HackbenchWorkload, index: number): WorkloadInstance {
+  let bench: Bench | undefined
+  return {
+    name: spec.name,
+    type: 'hackbench',
+    setup(host: WorkloadHost): void {
+      bench = new Bench(spec, delayNs(spec))
+      const extra = spec.mode === 'thread' ? THREAD_FDGET_US : 0
+      const writeNs = Math.round((spec.writeUs + extra) * US)
+      const readNs = Math.round((spec.readUs + extra) * US)
+      const kind = spec.mode === 'thread' ? 't' : 'p'
+      bench.groups.forEach((g, gi) => {
+        // Receivers first, as hackbench creates them before the senders of a group.
+        g.channels.forEach((ch, r) => {
+          host.createTask(commonAttrs(spec, index, `${spec.name}-${kind}${gi}r${r}`, delayNs(spec)), new Receiver(bench as Bench, ch, readNs), spec.startCpu)
+        })
+        for (let s = 0; s < spec.fds; s++) {
+          host.createTask(commonAttrs(spec, index, `${spec.name}-${kind}${gi}s${s}`, delayNs(spec)), new Sender(bench as Bench, g, writeNs), spec.startCpu)
+        }
+      })
+      bench.workers = spec.groups * spec.fds * 2
+      bench.round.left = bench.workers
+    },
+    done: () => bench?.finished ?? false,
+    report(host: WorkloadHost, out: WorkloadResult): void {
+      const b = bench
+      if (!b) return
+      if (b.roundTimes.length > 0) {
+        const mean = b.roundTimes.reduce((a, x) => a + x, 0) / b.roundTimes.length
+        out.timeSec = Math.round(mean / 1e3) / 1e6
+      } else {
+        host.warn(`${spec.name}: hackbench did not finish within ${host.durationNs / 1e6} ms; raise durationMs to get timeSec`)
+      }
+      out.extra = {
+        ...out.extra,
+        rounds: b.roundTimes.length,
+        messages: b.roundTimes.length * spec.groups * spec.fds * spec.fds * spec.loops,
+        channelCapacity: channelCapacity(spec)
+      }
+    }
+  }
+}

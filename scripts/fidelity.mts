@@ -7,11 +7,12 @@
  *   npm run fidelity -- 000/cyclictest # tables whose key contains the filter
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { parseScenario } from '../src/sim/scenario/index'
+import { Worker } from 'node:worker_threads'
 import { applySets, parseSetArg, type SetArg } from '../src/sim/scenario/set'
-import { simulate } from '../src/sim/index'
 import type { VariantResult } from '../src/shared/result'
+import type { Job } from './fidelity/worker.mts'
 import { PUBLISHED, type PublishedRow } from './fidelity/published'
 import { CASES, type Case } from './fidelity/cases'
 import { NOTES } from './fidelity/notes'
@@ -43,15 +44,54 @@ function loadCase(c: Case): { text: string; file: string } {
   return { text, file }
 }
 
-function runVariant(c: Case, variant: string): VariantResult[] {
+/** A pool of simulation workers (one per core). */
+class Pool {
+  private workers: Worker[] = []
+  private idle: Worker[] = []
+  private queue: { job: Job; done: (r: VariantResult) => void; fail: (e: Error) => void }[] = []
+  private pending = new Map<number, { done: (r: VariantResult) => void; fail: (e: Error) => void }>()
+  private nextId = 0
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) {
+      const w = new Worker(new URL('./fidelity/worker-entry.mjs', import.meta.url), {})
+      w.on('message', (m: { id: number; result?: VariantResult; error?: string }) => {
+        const p = this.pending.get(m.id)!
+        this.pending.delete(m.id)
+        if (m.error !== undefined) p.fail(new Error(m.error))
+        else p.done(m.result!)
+        this.idle.push(w)
+        this.pump()
+      })
+      this.workers.push(w)
+      this.idle.push(w)
+    }
+  }
+
+  run(job: Omit<Job, 'id'>): Promise<VariantResult> {
+    return new Promise((done, fail) => {
+      this.queue.push({ job: { ...job, id: this.nextId++ }, done, fail })
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const w = this.idle.pop()!
+      const { job, done, fail } = this.queue.shift()!
+      this.pending.set(job.id, { done, fail })
+      w.postMessage(job)
+    }
+  }
+
+  close(): Promise<number[]> {
+    return Promise.all(this.workers.map((w) => w.terminate()))
+  }
+}
+
+function runVariant(pool: Pool, c: Case, variant: string): Promise<VariantResult[]> {
   const { text, file } = loadCase(c)
-  const s = parseScenario(text, file)
-  const v = s.variants.findIndex((x) => x.name === variant)
-  if (v < 0) throw new Error(`${c.preset}: no variant "${variant}"`)
-  const scenario = c.durationMs ? { ...s, durationMs: c.durationMs } : s
-  const out: VariantResult[] = []
-  for (let i = 0; i < c.seeds; i++) out.push(simulate(scenario, v, s.seed + i))
-  return out
+  return Promise.all(Array.from({ length: c.seeds }, (_, i) => pool.run({ text, file, variant, seed: i, durationMs: c.durationMs })))
 }
 
 const rel = (base: number, patched: number): number => (base === 0 ? (patched === 0 ? 0 : Math.sign(patched)) : (patched - base) / Math.abs(base))
@@ -79,10 +119,12 @@ function pct(base: number, patched: number, better: 'lower' | 'higher'): string 
   return `${improvement >= 0 ? '+' : '-'}${Math.abs(Math.round(improvement * 100))} %`
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const filter = process.argv[2]
   const results: RowResult[] = []
   const t0 = performance.now()
+  const pool = new Pool(Math.max(1, availableParallelism()))
+  const work: Promise<void>[] = []
   for (const table of PUBLISHED) {
     const key = `${table.seed}/${table.table}`
     if (filter && !key.includes(filter)) continue
@@ -96,18 +138,20 @@ function main(): void {
       results.push({ row, simBase: NaN, simPatched: NaN, status: 'not run' })
     }
     for (const c of cases) {
-      const t1 = performance.now()
-      const base = runVariant(c, c.baseline)
-      const patched = runVariant(c, c.patched)
-      for (const r of results) {
-        if (`${r.row.seed}/${r.row.table}` !== key || (c.rows && !c.rows.includes(r.row.row))) continue
-        r.simBase = c.value(r.row.row, base)
-        r.simPatched = c.value(r.row.row, patched)
-        r.status = classify(r.row, r.simBase, r.simPatched)
-      }
-      process.stderr.write(`${key}${c.rows ? ` [${c.rows.join(', ')}]` : ''}: ${((performance.now() - t1) / 1000).toFixed(1)} s\n`)
+      work.push((async () => {
+        const [base, patched] = await Promise.all([runVariant(pool, c, c.baseline), runVariant(pool, c, c.patched)])
+        for (const r of results) {
+          if (`${r.row.seed}/${r.row.table}` !== key || (c.rows && !c.rows.includes(r.row.row))) continue
+          r.simBase = c.value(r.row.row, base)
+          r.simPatched = c.value(r.row.row, patched)
+          r.status = classify(r.row, r.simBase, r.simPatched)
+        }
+        process.stderr.write(`${key}${c.rows ? ` [${c.rows.join(', ')}]` : ''}: done at ${((performance.now() - t0) / 1000).toFixed(0)} s\n`)
+      })())
     }
   }
+  await Promise.all(work)
+  await pool.close()
   const md = report(results, (performance.now() - t0) / 1000)
   if (!filter) writeFileSync(resolve(ROOT, 'docs/fidelity.md'), md)
   process.stdout.write(md)
@@ -143,4 +187,4 @@ function report(results: RowResult[], seconds: number): string {
   return lines.join('\n') + '\n'
 }
 
-main()
+await main()

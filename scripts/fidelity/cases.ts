@@ -100,6 +100,22 @@ function hackbenchCases(seed: string, patched: string): Case[] {
   }))
 }
 
+const GROUPS_003 = [1, 4, 7, 12, 21, 30, 48, 79, 110, 141, 172, 203, 234, 265, 296]
+
+/** Seed 003's mmtests hackbench sweep: one case per group count; loops kept constant as mmtests does. */
+function hackbench003(ipc: 'pipe' | 'socket'): Case[] {
+  return GROUPS_003.map((g) => ({
+    table: `003/hackbench-process-${ipc}s`,
+    preset: 'hackbench-next-buddy-x86',
+    sets: { 'workloads[0].groups': g, 'workloads[0].ipc': ipc, 'workloads[0].loops': 100 },
+    baseline: 'vanilla',
+    patched: 'next-buddy-v4',
+    seeds: g > 100 ? 2 : 3,
+    rows: [String(g)],
+    value: (_r: string, runs: VariantResult[]) => hackbenchTime(runs)
+  }))
+}
+
 export const CASES: Case[] = [
   ...['000', '001'].flatMap((seed) => {
     const patched = seed === '000' ? 'short-slice v1' : 'short-slice v2'
@@ -122,6 +138,8 @@ export const CASES: Case[] = [
     table: '002/cyclictest+hackbench', preset: 'cyclictest-hackbench-dd-neglag-rb5',
     baseline: 'tip 8/20 ms', patched: 'dd-neglag 8/20 ms', seeds: 5, value: latency('cyclictest')
   },
+  ...hackbench003('pipe'),
+  ...hackbench003('socket'),
   {
     table: '003/schbench-wakeup', preset: 'schbench-next-buddy',
     baseline: 'vanilla, alone', patched: 'next-buddy-v4, alone', seeds: 5, value: latency('schbench')

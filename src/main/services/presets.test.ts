@@ -13,6 +13,7 @@ describe('scenario presets (resources/scenarios)', () => {
       'cyclictest-hackbench-rb5',
       'cyclictest-rtapp-rb5',
       'hackbench-groups-rb5',
+      'hackbench-next-buddy-x86',
       'lb-promote-fillback-embedded18',
       'schbench-next-buddy',
       'short-slice-uclamp-rb5'

@@ -126,6 +126,7 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['wakeeFlips', Int32Array, 0],
   ['wakeeFlipDecayTs', Float64Array, 0],
   ['recentUsedCpu', Int32Array, -1],
+  ['lastWaker', Int32Array, -1],
   ['nrSwitches', Float64Array, 0],
   ['nrMigrations', Float64Array, 0],
   ['nrWakeups', Float64Array, 0],
@@ -193,6 +194,8 @@ export class Kernel implements TaskContext {
   wakeeFlips!: Int32Array
   wakeeFlipDecayTs!: Float64Array
   recentUsedCpu!: Int32Array
+  /** The task whose wakeup made this one runnable last (NIL for timers). */
+  lastWaker!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
   nrSwitches!: Float64Array
@@ -791,10 +794,13 @@ export class Kernel implements TaskContext {
       this.wakeTs[next] = -1
     }
     // another task ran here since `next` last did: its working set has to come back into the
-    // caches and TLB, which slows its first microseconds (not scheduler time, not latency)
-    if (this.lastTaskOn[cpu] !== next) {
+    // caches and TLB, which slows its first microseconds (not scheduler time, not latency);
+    // not when that task was its waker, whose data (the message it just wrote) is what it
+    // reads: the cache locality NEXT_BUDDY and wake_affine bet on
+    const last = this.lastTaskOn[cpu]
+    if (last !== next) {
       this.lastTaskOn[cpu] = next
-      this.segStart[cpu] += Math.ceil(this.cfg.costs.coldSwitchWorkNs / this.cpuRate[cpu])
+      if (last !== this.lastWaker[next]) this.segStart[cpu] += Math.ceil(this.cfg.costs.coldSwitchWorkNs / this.cpuRate[cpu])
     }
     this.armRunDone(cpu, next)
   }
@@ -825,6 +831,7 @@ export class Kernel implements TaskContext {
     this.nrWakeups[p]++
     this.wakeups++
     const waker = this.stepping
+    this.lastWaker[p] = waker
     if (waker !== NIL) this.recordWakee(waker, p)
     let cpu = this.taskCpu[p]
     if (this.onRq[p] !== 0) {

@@ -807,6 +807,8 @@ export class Kernel implements TaskContext {
 
   private armRunDone(cpu: number, t: number): void {
     const gen = ++this.runDoneGen[cpu]
+    // a stall charged before this point already moved segStart: the new event includes it
+    this.pendingStall[cpu] = 0
     const start = this.segStart[cpu] > this.now ? this.segStart[cpu] : this.now
     const a = this.action[t]
     let dur = 0

@@ -70,6 +70,24 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     expect(scanned).toBeLessThan(9.5)
   })
 
+  it('work charged while a task is between two actions (a wakeup it makes) delays its next run once', () => {
+    const doneAt = (selectUs: number): number => {
+      let at = -1
+      const s = quickScenario({ topology: 2, durationMs: 5, kernel: { costs: { selectUs, selectPerCpuUs: 0 } }, workloads: [] })
+      simulateDetailed(s, 0, 1, {
+        configure: (k) => {
+          let w = -1
+          k.createTask(testAttrs('waker', { cpus: [0] }), scripted([
+            { sleepUntil: 1 * MS }, { wake: () => w }, { run: 1 * MS }, { call: () => { at = k.now } }, { block: true }
+          ], false), 0)
+          w = k.createTask(testAttrs('W'), scripted([{ block: true }, { run: 10_000 }, { block: true }], false), 1)
+        }
+      })
+      return at
+    }
+    expect(doneAt(10) - doneAt(0)).toBe(10_000)
+  })
+
   it('lb-promote costs system time on embedded-18 and removes unreasonable idle', () => {
     const s = quickScenario({
       topology: embedded18Spec(),

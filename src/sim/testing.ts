@@ -80,3 +80,27 @@ export function testAttrs(name: string, over: Partial<TaskAttrs> = {}): TaskAttr
     uclampMin: 0, uclampMax: 1024, startNs: 0, recordLatency: true, ...over
   }
 }
+
+/**
+ * A periodic program for tests: sleep to the next multiple of `periodNs` counted from
+ * `firstNs`, then run `runNs` (CPU work, or wall time when `wall`), and again.
+ */
+export function gridProgram(periodNs: number, runNs: number, firstNs = periodNs, wall = false): TaskProgram {
+  let next = firstNs
+  let working = false
+  return {
+    step(t: number, k: TaskContext): void {
+      if (working) {
+        working = false
+        while (next <= k.now) next += periodNs
+        k.sleepUntil(t, next)
+      } else if (k.now < next) {
+        k.sleepUntil(t, next)
+      } else {
+        working = true
+        if (wall) k.runFor(t, runNs)
+        else k.run(t, runNs)
+      }
+    }
+  }
+}

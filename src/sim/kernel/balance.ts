@@ -5,6 +5,21 @@
  * env.cpus, the parent group's imbalance flag), active balance through the stopper, misfit
  * migration; periodic balance per domain from the tick, the nohz idle balancer, and newidle
  * balance with avg_idle / max_newidle_lb_cost and NI_RANDOM / NI_RATE.
+ *
+ * Seed 004 (LB_PROMOTE) switches acting here, each in one place:
+ * - LBP1_RD_OVERLOAD_SPAN: update_sd_lb_stats() sets rd->overloaded only when env.cpus is the
+ *   whole root domain; ALT_ALL_PINNED is the reviewer's per-rq all_pinned flag instead.
+ * - LBP2_STOP_ANY_CPU, LBP3_CLEAR_AFTER_ATTACH, LBP6_STOP_GENERALISED: the active balance
+ *   stopper (activeLoadBalanceCpuStop).
+ * - LBP5_THIN_SELECT (with LB_PROMOTE): no nr_idle_scan refresh; ALT_SIS_SMALL_LLC relaxes it.
+ * - LBP7_PREEMPT_ALB (with LB_PROMOTE): preemptActiveBalance().
+ * - LBP8_NEWIDLE_AVG_IDLE (with LB_PROMOTE): schedBalanceNewidle() ignores avg_idle.
+ * - LBP9_NEED_BREAK: no more_balance when newly idle with work on the destination.
+ * - LBP10_SIMPLE_FIND (with LB_PROMOTE): the simple_find fallback of newidle balance.
+ *
+ * Modeled cost: every pass charges the balancing CPU balanceWorkNs plus balancePerCpuWorkNs per
+ * runqueue it reads and balancePerTaskWorkNs per task it examines (config.ts); newidle balance
+ * records that cost as its measured cost.
  */
 import type { FairSched } from './fair-sched'
 import type { StopWork } from './core'
@@ -18,7 +33,7 @@ import {
   SD_SHARE_CPUCAPACITY, SD_SHARE_LLC, type SchedDomain, type SchedGroup
 } from './domains'
 import { capacityGreater } from './energy'
-import { LB_BASE_COST_NS, LB_PER_CPU_COST_NS } from './fair-sched'
+import { firstIdleFromLlc } from './select'
 
 // enum group_type, in order of how badly a group needs help
 export const GROUP_HAS_SPARE = 0
@@ -135,6 +150,11 @@ export class LbEnv {
   readonly cpus: Uint8Array
   readonly detached: Int32Array
   nDetached = 0
+  /** Runqueues read and tasks examined by the current pass (its modeled cost). */
+  cpusVisited = 0
+  tasksVisited = 0
+  /** Wall-clock cost of the last pass on the balancing CPU, ns. */
+  costNs = 0
   // sd_lb_stats
   busiest: SchedGroup | null = null
   local: SchedGroup | null = null
@@ -209,6 +229,7 @@ function updateSgLbStats(fs: FairSched, env: LbEnv, group: SchedGroup, sgs: SgSt
   for (let j = 0; j < group.weight; j++) {
     const i = cpus[j]
     if (!env.cpus[i]) continue
+    env.cpusVisited++
     const load = fs.cpuLoad(i)
     sgs.groupLoad += load
     sgs.groupUtil += fs.pelt.cpuUtilCfs(i)
@@ -321,7 +342,8 @@ function updateSdLbStats(fs: FairSched, env: LbEnv): void {
   if (env.busiest) env.preferSibling = (env.busiest.flags & SD_PREFER_SIBLING) !== 0
   const rd = fs.d.rd
   if (!env.sd.parent) {
-    rd.overloaded = flags.overloaded
+    // seed 004/1: env.cpus may have lost CPUs (all pinned) and no longer see the whole domain
+    if (!fs.k.f.LBP1_RD_OVERLOAD_SPAN || spansRootDomain(fs, env)) rd.overloaded = flags.overloaded
     rd.overutilized = fs.eas && flags.overutilized
   } else if (flags.overutilized && fs.eas) {
     rd.overutilized = true
@@ -329,13 +351,31 @@ function updateSdLbStats(fs: FairSched, env: LbEnv): void {
   updateIdleCpuScan(fs, env, sumUtil)
 }
 
+/** cpumask_equal(rd->online, env->cpus) */
+function spansRootDomain(fs: FairSched, env: LbEnv): boolean {
+  const rd = fs.d.rd
+  for (const c of rd.span) if (rd.online[c] && !env.cpus[c]) return false
+  return true
+}
+
+/** LLCs this small are scanned whole by the ALT_SIS_SMALL_LLC alternative. */
+export const SIS_SMALL_LLC_CPUS = 4
+
 /** update_idle_cpu_scan(): SIS_UTIL budget refresh by the LLC-level periodic balance. */
 function updateIdleCpuScan(fs: FairSched, env: LbEnv, sumUtil: number): void {
-  if (fs.k.f.SIS_UTIL === false || env.idle === CPU_NEWLY_IDLE) return
+  const f = fs.k.f
+  if (f.SIS_UTIL === false || env.idle === CPU_NEWLY_IDLE) return
+  // seed 004/5: select_task_rq_fair_thin() does not read nr_idle_scan, so it is not refreshed
+  if (f.LB_PROMOTE && f.LBP5_THIN_SELECT) return
   const llcWeight = fs.d.sdLlcSize[env.dstCpu]
   if (env.sd.spanWeight !== llcWeight) return
   const shared = fs.d.sdLlcShared[env.dstCpu]
-  if (shared) shared.nrIdleScan = nrIdleScanFromUtil(sumUtil, llcWeight, env.sd.imbalancePct)
+  if (!shared) return
+  // Reviewer alternative (seed 004, review of 5/10): "nr_idle_scan has been designed with large
+  // llc in mind ... when you have only few cores, we could be more relax": small LLCs keep a
+  // budget covering every CPU.
+  if (f.ALT_SIS_SMALL_LLC && llcWeight <= SIS_SMALL_LLC_CPUS) shared.nrIdleScan = llcWeight
+  else shared.nrIdleScan = nrIdleScanFromUtil(sumUtil, llcWeight, env.sd.imbalancePct)
 }
 
 /** sibling_imbalance(): task-count imbalance normalised by the groups' core counts. */
@@ -463,6 +503,7 @@ function findBusiestQueue(fs: FairSched, env: LbEnv, group: SchedGroup): number 
   for (let j = 0; j < group.weight; j++) {
     const i = group.cpus[j]
     if (!env.cpus[i]) continue
+    env.cpusVisited++
     const nr = k.cfsNrRunnable[i]
     if (!nr) continue
     const capacity = fs.capacityOf[i]
@@ -554,6 +595,17 @@ function cfsTasksTail(fs: FairSched, cpu: number): number {
   return t
 }
 
+/** list_move_tail() on cfs_tasks: p becomes the first task detach_one_task() looks at. */
+function cfsTasksMoveTail(fs: FairSched, cpu: number, p: number): void {
+  const k = fs.k
+  const tail = cfsTasksTail(fs, cpu)
+  if (tail === p || tail === NIL) return
+  k.cfsTasksDel(cpu, p)
+  k.cfsTaskNext[tail] = p
+  k.cfsTaskPrev[p] = tail
+  k.cfsTaskNext[p] = NIL
+}
+
 function detachTask(fs: FairSched, env: LbEnv, p: number): void {
   const k = fs.k
   k.deactivateTask(env.srcCpu, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
@@ -561,14 +613,16 @@ function detachTask(fs: FairSched, env: LbEnv, p: number): void {
   env.detached[env.nDetached++] = p
 }
 
-function attachTasks(fs: FairSched, env: LbEnv): void {
+/** attach_task(): enqueue on dst and check wakeup preemption there. */
+function attachTask(fs: FairSched, p: number, src: number, dst: number): void {
   const k = fs.k
-  for (let i = 0; i < env.nDetached; i++) {
-    const p = env.detached[i]
-    k.activateTask(env.dstCpu, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
-    k.wakeupPreempt(env.dstCpu, p, 0)
-    fs.countMigration(fs.lbMigrations, env.srcCpu, env.dstCpu)
-  }
+  k.activateTask(dst, p, ENQUEUE_MIGRATED | ENQUEUE_RESTORE)
+  k.wakeupPreempt(dst, p, 0)
+  fs.countMigration(fs.lbMigrations, src, dst)
+}
+
+function attachTasks(fs: FairSched, env: LbEnv): void {
+  for (let i = 0; i < env.nDetached; i++) attachTask(fs, env.detached[i], env.srcCpu, env.dstCpu)
   env.nDetached = 0
 }
 
@@ -586,6 +640,7 @@ function detachTasks(fs: FairSched, env: LbEnv): number {
   while (tail !== NIL) {
     if (env.idle !== CPU_NOT_IDLE && k.nrRunning[src] <= 1) break
     env.loop++
+    env.tasksVisited++
     if (env.loop > env.loopMax && !(env.flags & LBF_ALL_PINNED)) break
     if (env.loop > env.loopBreak) {
       env.loopBreak += SCHED_NR_MIGRATE_BREAK
@@ -680,9 +735,36 @@ function isCoreIdle(fs: FairSched, cpu: number): boolean {
   return true
 }
 
-function modeledLbCostNs(fs: FairSched, sd: SchedDomain, cpu: number): number {
-  const work = LB_BASE_COST_NS + LB_PER_CPU_COST_NS * sd.spanWeight
-  return Math.ceil(work / fs.k.cpuRate[cpu])
+/** The lb_env of a pass over sd toward dst: env.cpus = the domain's span, counters reset. */
+function initEnv(fs: FairSched, sd: SchedDomain, dst: number, idle: number, flags: number): LbEnv {
+  const env = fs.lbEnv
+  env.sd = sd
+  env.dstCpu = dst
+  env.dstGrp = sd.groups[0]
+  env.idle = idle
+  env.flags = flags
+  env.nDetached = 0
+  env.cpusVisited = 0
+  env.tasksVisited = 0
+  env.cpus.fill(0)
+  for (let j = 0; j < sd.spanWeight; j++) env.cpus[sd.span[j]] = 1
+  return env
+}
+
+/** Charge a balance pass to the balancing CPU; returns its wall-clock cost there. */
+function chargeBalance(fs: FairSched, cpu: number, env: LbEnv): number {
+  const k = fs.k
+  const c = k.cfg.costs
+  const work = c.balanceWorkNs + c.balancePerCpuWorkNs * env.cpusVisited + c.balancePerTaskWorkNs * env.tasksVisited
+  k.chargeCpu(cpu, work)
+  return Math.ceil(work / k.cpuRate[cpu])
+}
+
+/** Some CPU of env.cpus is outside the local group: a source to try is left. */
+function sourcesLeft(env: LbEnv): boolean {
+  const span = env.sd.span
+  for (let j = 0; j < span.length; j++) if (env.cpus[span[j]] && !env.dstGrp.mask[span[j]]) return true
+  return false
 }
 
 /**
@@ -692,57 +774,90 @@ function modeledLbCostNs(fs: FairSched, sd: SchedDomain, cpu: number): number {
  */
 export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, idle: number, cont: { value: boolean }): number {
   const k = fs.k
-  const env = fs.lbEnv
-  env.sd = sd
-  env.dstCpu = dstCpu
-  env.dstGrp = sd.groups[0]
-  env.idle = idle
+  const f = k.f
+  // seed 004/10 is active only under LB_PROMOTE, and acts in newidle balance only
+  const simpleFind = f.LB_PROMOTE === true && f.LBP10_SIMPLE_FIND === true && idle === CPU_NEWLY_IDLE
+  const env = initEnv(fs, sd, dstCpu, idle, 0)
   env.loopBreak = SCHED_NR_MIGRATE_BREAK
   env.loop = 0
-  env.flags = 0
   env.imbalance = 0
   env.migrationType = MIGRATE_LOAD
-  env.nDetached = 0
   const cpus = env.cpus
-  cpus.fill(0)
-  for (let j = 0; j < sd.spanWeight; j++) cpus[sd.span[j]] = 1
   sd.lbCount[idle]++
-  k.chargeCpu(dstCpu, LB_BASE_COST_NS + LB_PER_CPU_COST_NS * sd.spanWeight)
   let ldMoved = 0
   let activeBalance = false
+  let sfind = false
+  let phaseSimple = false
   let outcome: 'balanced' | 'all_pinned' | 'one_pinned' | 'done' = 'done'
 
-  redo: for (;;) {
-    if (!shouldWeBalance(fs, env)) {
-      cont.value = false
-      outcome = 'balanced'
-      break
+  for (;;) {
+    let busiest = -1
+    if (!phaseSimple) {
+      // redo:
+      if (!shouldWeBalance(fs, env)) {
+        cont.value = false
+        outcome = 'balanced'
+        break
+      }
+      const group = findBusiestGroup(fs, env)
+      if (group) busiest = findBusiestQueue(fs, env, group)
+      if (busiest < 0) {
+        if (simpleFind) {
+          phaseSimple = true
+          continue
+        }
+        outcome = 'balanced'
+        break
+      }
+    } else {
+      // simple_find: the first CPU outside the local group with more than one task
+      if (k.nrRunning[env.dstCpu] > 0) {
+        outcome = 'balanced'
+        break
+      }
+      sfind = true
+      env.migrationType = MIGRATE_TASK
+      env.imbalance = 1
+      for (let j = 0; j < sd.spanWeight; j++) {
+        const c = sd.span[j]
+        if (!cpus[c] || env.dstGrp.mask[c]) continue
+        env.cpusVisited++
+        if (k.nrRunning[c] <= 1) {
+          cpus[c] = 0
+          continue
+        }
+        busiest = c
+        break
+      }
+      if (busiest < 0) {
+        outcome = 'balanced'
+        break
+      }
+      k.counters.lbSimpleFind = (k.counters.lbSimpleFind ?? 0) + 1
     }
-    const group = findBusiestGroup(fs, env)
-    if (!group) {
-      outcome = 'balanced'
-      break
-    }
-    const busiest = findBusiestQueue(fs, env, group)
-    if (busiest < 0) {
-      outcome = 'balanced'
-      break
-    }
+    // begin_balance:
     env.srcCpu = busiest
     ldMoved = 0
+    let checkRedo = false
     env.flags |= LBF_ALL_PINNED
     if (k.nrRunning[busiest] > 1) {
       env.loopMax = Math.min(SCHED_NR_MIGRATE, k.nrRunning[busiest])
       for (;;) {
+        // more_balance:
         const moved = detachTasks(fs, env)
+        // the reviewer's per-rq all_pinned flag (instead of seed 004/1), set at the root level
+        if (f.ALT_ALL_PINNED && !sd.parent && (env.flags & (LBF_DST_PINNED | LBF_ALL_PINNED)) === LBF_ALL_PINNED) fs.allPinned[busiest] = 1
         if (moved) {
           attachTasks(fs, env)
           ldMoved += moved
         }
         if (env.flags & LBF_NEED_BREAK) {
           env.flags &= ~LBF_NEED_BREAK
+          // seed 004/9: a newly idle CPU that got work meanwhile stops here
+          const stop = f.LBP9_NEED_BREAK === true && env.idle === CPU_NEWLY_IDLE && k.nrRunning[env.dstCpu] > 0
+          if (stop) k.counters.lbNeedBreakStops = (k.counters.lbNeedBreakStops ?? 0) + 1
           // Stop once every task of the source has been looked at.
-          if (env.loop < k.nrRunning[busiest]) continue
+          else if (env.loop < k.nrRunning[busiest]) continue
         }
         if (env.flags & LBF_DST_PINNED && env.imbalance > 0) {
           // Retry the tasks pinned away from dst with another CPU of our group.
@@ -757,42 +872,44 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
         break
       }
       if (sd.parent && env.flags & LBF_SOME_PINNED && env.imbalance > 0) sd.parent.groups[0].sgc.imbalance = 1
-      if (env.flags & LBF_ALL_PINNED) {
-        cpus[busiest] = 0
-        // Keep going at this level while some CPU outside the local group remains a source.
-        let remaining = false
-        for (const c of sd.span) if (cpus[c] && !env.dstGrp.mask[c]) { remaining = true; break }
-        if (remaining) {
-          env.loop = 0
-          env.loopBreak = SCHED_NR_MIGRATE_BREAK
-          continue redo
-        }
-        outcome = 'all_pinned'
-        break
-      }
+      if (env.flags & LBF_ALL_PINNED) checkRedo = true
     }
-    if (!ldMoved) {
-      sd.lbFailed[idle]++
-      if (idle !== CPU_NEWLY_IDLE && env.migrationType !== MIGRATE_MISFIT) sd.nrBalanceFailed++
-      if (needActiveBalance(fs, env)) {
-        const curr = k.curr[busiest]
-        if (curr !== NIL && !k.cpuAllowed(curr, dstCpu)) {
-          outcome = 'one_pinned'
-          break
-        }
-        env.flags &= ~LBF_ALL_PINNED
-        if (!fs.activeBalance[busiest]) {
-          fs.activeBalance[busiest] = 1
-          fs.pushCpu[busiest] = dstCpu
-          activeBalance = true
-          if (!k.queueStopWork(busiest, fs.stopWork[busiest])) {
-            fs.activeBalance[busiest] = 0
-            activeBalance = false
+    if (!checkRedo) {
+      if (!ldMoved) {
+        sd.lbFailed[idle]++
+        if (idle !== CPU_NEWLY_IDLE && env.migrationType !== MIGRATE_MISFIT) sd.nrBalanceFailed++
+        if (needActiveBalance(fs, env)) {
+          const curr = k.curr[busiest]
+          if (curr !== NIL && !k.cpuAllowed(curr, dstCpu)) {
+            // seed 004/10: try the other sources instead of giving up
+            if (simpleFind) checkRedo = true
+            else {
+              outcome = 'one_pinned'
+              break
+            }
+          } else {
+            env.flags &= ~LBF_ALL_PINNED
+            if (f.ALT_ALL_PINNED) fs.allPinned[busiest] = 0
+            activeBalance = requestActiveBalance(fs, busiest, busiest, dstCpu)
           }
         }
+      } else {
+        sd.nrBalanceFailed = 0
       }
-    } else {
-      sd.nrBalanceFailed = 0
+      // out_unbalanced, seed 004/10: nothing moved and no stopper queued
+      if (!checkRedo && simpleFind && !ldMoved && !activeBalance) checkRedo = true
+    }
+    if (checkRedo) {
+      // check_redo: drop this source and retry at this level while sources remain
+      cpus[busiest] = 0
+      if (sourcesLeft(env)) {
+        env.loop = 0
+        env.loopBreak = SCHED_NR_MIGRATE_BREAK
+        phaseSimple = sfind
+        continue
+      }
+      outcome = 'all_pinned'
+      break
     }
     if (!activeBalance || needActiveBalance(fs, env)) sd.balanceInterval = sd.minInterval
     outcome = 'done'
@@ -813,50 +930,109 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
       if ((env.flags & LBF_ALL_PINNED && sd.balanceInterval < MAX_PINNED_INTERVAL) || sd.balanceInterval < sd.maxInterval) sd.balanceInterval *= 2
     }
   }
+  env.costNs = chargeBalance(fs, dstCpu, env)
   return ldMoved
 }
 
-/** active_load_balance_cpu_stop(): on the busiest CPU, push one task to push_cpu. */
-export function activeLoadBalanceCpuStop(fs: FairSched, busiestCpu: number): void {
+/**
+ * active_load_balance_cpu_stop() on stopCpu: move one task from the source runqueue to
+ * push_cpu. Mainline queues it on the busiest CPU (source = stopCpu); seed 004/7 queues it on
+ * the idle destination with the preempted task's CPU as source (needs 004/2 and 004/6).
+ * The detach happens at once; the attach at the end of the stopper's run (stopperWorkNs).
+ * Mainline clears active_balance before that attach, seed 004/3 after it.
+ */
+export function activeLoadBalanceCpuStop(fs: FairSched, stopCpu: number): void {
   const k = fs.k
-  const target = fs.pushCpu[busiestCpu]
+  const f = k.f
+  const src = fs.stopSrc[stopCpu]
+  // seed 004/6: push_cpu and active_balance are read from the stopper's own runqueue
+  // (before: from the busiest one, which is the same runqueue for mainline's active balance)
+  const flagCpu = f.LBP6_STOP_GENERALISED ? stopCpu : src
+  const target = fs.pushCpu[flagCpu]
+  const lateClear = f.LBP3_CLEAR_AFTER_ATTACH === true
+  const env = fs.lbEnv
+  env.tasksVisited = 0
   let moved = -1
-  if (fs.activeBalance[busiestCpu] && k.cfsNrRunnable[busiestCpu] >= 1 && target !== busiestCpu) {
+  run: {
+    // before seed 004/2 the stopper refuses a source other than its own CPU
+    if (!f.LBP2_STOP_ANY_CPU && src !== stopCpu) break run
+    // before seed 004/3 a cleared active_balance means "cancelled"; after it, a warning only
+    if (!lateClear && !fs.activeBalance[flagCpu]) break run
+    // "Is there any task to move?": the stopper counts on its own runqueue
+    if (k.nrRunning[src] + (src === stopCpu ? 1 : 0) <= 1 || target === src) break run
     let sd = fs.d.sd[target]
-    while (sd && !sd.spanMask[busiestCpu]) sd = sd.parent
-    if (sd) {
-      const env = fs.lbEnv
-      env.sd = sd
-      env.dstCpu = target
-      env.srcCpu = busiestCpu
-      env.dstGrp = sd.groups[0]
-      env.idle = CPU_IDLE
-      env.flags = LBF_ACTIVE_LB
+    while (sd && !sd.spanMask[src]) sd = sd.parent
+    if (!sd) break run
+    initEnv(fs, sd, target, CPU_IDLE, LBF_ACTIVE_LB)
+    env.srcCpu = src
+    sd.albCount++
+    // detach_one_task(): from the tail, the first task allowed on target
+    for (let p = cfsTasksTail(fs, src); p !== NIL; p = k.cfsTaskPrev[p]) {
+      env.tasksVisited++
+      if (!canMigrateTask(fs, env, p)) continue
+      detachTask(fs, env, p)
       env.nDetached = 0
-      env.cpus.fill(0)
-      for (const c of sd.span) env.cpus[c] = 1
-      sd.albCount++
-      // detach_one_task(): from the tail, the first task allowed on target
-      for (let p = cfsTasksTail(fs, busiestCpu); p !== NIL; p = k.cfsTaskPrev[p]) {
-        if (!canMigrateTask(fs, env, p)) continue
-        detachTask(fs, env, p)
-        moved = p
-        break
-      }
-      if (moved >= 0) {
-        sd.albPushed++
-        sd.nrBalanceFailed = 0
-      }
+      moved = p
+      break
+    }
+    if (moved >= 0) {
+      sd.albPushed++
+      sd.nrBalanceFailed = 0
     }
   }
-  fs.activeBalance[busiestCpu] = 0
-  if (moved >= 0) attachTasks(fs, fs.lbEnv)
+  const c = k.cfg.costs
+  const work = c.stopperWorkNs + c.balancePerTaskWorkNs * env.tasksVisited
+  k.chargeCpu(stopCpu, work)
+  if (!lateClear) fs.activeBalance[flagCpu] = 0
+  const p = moved
+  k.at(k.now + Math.ceil(work / k.cpuRate[stopCpu]), () => {
+    if (p >= 0 && k.onRq[p] === 0 && k.taskCpu[p] === target) attachTask(fs, p, src, target)
+    if (lateClear) fs.activeBalance[flagCpu] = 0
+  })
 }
 
 export function makeStopWork(fs: FairSched): StopWork[] {
   const out: StopWork[] = []
   for (let c = 0; c < fs.ncpus; c++) out.push({ run: (_k, cpu) => activeLoadBalanceCpuStop(fs, cpu) })
   return out
+}
+
+/**
+ * preempt_active_balance() + trigger_preempt_alb() (seed 004/7, under LB_PROMOTE): a fair task
+ * was preempted on cpu. If an idle CPU is around (its recent_used_cpu first, then a scan of its
+ * allowed CPUs from the first CPU of this LLC), the task moves to the tail of cfs_tasks and
+ * that CPU's stopper pulls it.
+ */
+export function preemptActiveBalance(fs: FairSched, cpu: number, prev: number): void {
+  const k = fs.k
+  if (!k.f.LB_PROMOTE || !k.f.LBP7_PREEMPT_ALB) return
+  if (!k.isFair(prev) || k.onRq[prev] === 0 || k.schedDelayed[prev] !== 0) return
+  fs.selectScanned = 1
+  let idle = -1
+  const recent = k.recentUsedCpu[prev]
+  if (recent >= 0 && recent !== cpu && fs.idleCpu(recent) && !fs.activeBalance[recent]) idle = recent
+  else idle = firstIdleFromLlc(fs, prev, cpu, cpu, true)
+  k.chargeCpu(cpu, k.cfg.costs.selectPerCpuWorkNs * fs.selectScanned)
+  fs.selectScanned = 0
+  if (idle < 0) return
+  cfsTasksMoveTail(fs, cpu, prev)
+  // trigger_preempt_alb(), the balance callback: the idle CPU's stopper pulls from this CPU
+  if (requestActiveBalance(fs, idle, cpu, idle)) k.counters.preemptActiveBalance = (k.counters.preemptActiveBalance ?? 0) + 1
+}
+
+/**
+ * Queue active_load_balance_cpu_stop() on stopCpu to move a task from src to pushCpu, unless
+ * stopCpu's active_balance is already set (one stopper work at a time). Returns whether it was
+ * queued.
+ */
+export function requestActiveBalance(fs: FairSched, stopCpu: number, src: number, pushCpu: number): boolean {
+  if (fs.activeBalance[stopCpu]) return false
+  fs.activeBalance[stopCpu] = 1
+  fs.pushCpu[stopCpu] = pushCpu
+  fs.stopSrc[stopCpu] = src
+  if (fs.k.queueStopWork(stopCpu, fs.stopWork[stopCpu])) return true
+  fs.activeBalance[stopCpu] = 0
+  return false
 }
 
 // ---- periodic, nohz and newidle balance -------------------------------------------------------
@@ -1033,7 +1209,9 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
   let nextBalance = fs.jiffies() + k.cfg.hz
   const avgIdle = k.avgIdle[cpu]
   const f = k.f
-  if (!fs.d.rd.overloaded || avgIdle < base.maxNewidleLbCost) {
+  // seed 004/8: under LB_PROMOTE a short expected idle period does not skip the balance
+  const useAvgIdle = !(f.LB_PROMOTE && f.LBP8_NEWIDLE_AVG_IDLE)
+  if (!fs.d.rd.overloaded || (useAvgIdle && avgIdle < base.maxNewidleLbCost)) {
     for (let sd: SchedDomain | null = base; sd; sd = sd.parent) nextBalance = Math.min(nextBalance, sd.lastBalance + sdBalanceIntervalJiffies(sd, false, k.cfg.hz, fs.ncpus))
     if (fs.nextBalance[cpu] > nextBalance) fs.nextBalance[cpu] = nextBalance
     k.counters.newidleSkipped = (k.counters.newidleSkipped ?? 0) + 1
@@ -1046,7 +1224,7 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
   cont.value = true
   for (let sd: SchedDomain | null = base; sd; sd = sd.parent) {
     nextBalance = Math.min(nextBalance, sd.lastBalance + sdBalanceIntervalJiffies(sd, false, k.cfg.hz, fs.ncpus))
-    if (avgIdle < currCost + sd.maxNewidleLbCost) break
+    if (useAvgIdle && avgIdle < currCost + sd.maxNewidleLbCost) break
     if (sd.flags & SD_BALANCE_NEWIDLE) {
       let weight = 1
       if (f.NI_RANDOM && k.cfg.prof >= P_6_19) {
@@ -1059,7 +1237,7 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
         weight = Math.floor((1024 + Math.floor(weight / 2)) / weight)
       }
       pulled = schedBalanceRq(fs, cpu, sd, CPU_NEWLY_IDLE, cont)
-      const cost = modeledLbCostNs(fs, sd, cpu)
+      const cost = fs.lbEnv.costNs
       currCost += cost
       updateNewidleCost(fs, sd, cost)
       if (f.NI_RANDOM && k.cfg.prof >= P_6_19) updateNewidleStats(fs, sd, pulled ? weight : 0)

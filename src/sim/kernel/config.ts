@@ -19,19 +19,74 @@ export interface CostConfig {
    * as CPU work at capacity 1024; delays the task's progress, not its latency.
    */
   coldSwitchWorkNs: number
+  /** select_task_rq_fair(): fixed part, as CPU work on the selecting CPU. */
+  selectWorkNs: number
+  /** select_task_rq_fair(): per CPU examined. */
+  selectPerCpuWorkNs: number
+  /** sched_balance_rq(): fixed part of one pass, on the balancing CPU. */
+  balanceWorkNs: number
+  /** sched_balance_rq(): per CPU whose runqueue statistics the pass reads. */
+  balancePerCpuWorkNs: number
+  /** detach_tasks() / detach_one_task(): per task examined. */
+  balancePerTaskWorkNs: number
+  /** One fair push attempt (rq locks, migration), on the pushing CPU. */
+  pushWorkNs: number
+  /** One stopper run: switching to the stopper and back, detach and attach. */
+  stopperWorkNs: number
 }
 
 /**
  * Documented defaults (stated estimates; the RB5 preset calibrates its own): a context switch
  * of ~3 us and a timer interrupt path of ~4 us on a big core, an IPI of ~2 us, and ~2 us of
  * cache refill when a different task ran on the CPU in between.
+ *
+ * Scheduler work, as CPU work at capacity 1024 (a slower CPU takes longer):
+ * - select_task_rq_fair: 250 ns + 40 ns per CPU examined. Seed 004 measured 460 ns per call
+ *   on average for the full path and 328 ns for the thin one on a 2.1 GHz 18-CPU part, i.e. a
+ *   few hundred ns with a small per-CPU slope.
+ * - sched_balance_rq: 1.5 us per pass + 60 ns per runqueue read + 100 ns per task examined
+ *   (the per-pass and per-CPU figures are the ones the balancer used before they became
+ *   configurable).
+ * - a fair push: 1 us (double rq lock, dequeue/enqueue), plus the selection it runs.
+ * - a stopper run: 2 us (wakeup of the stopper thread, its switch in and out, detach/attach).
  */
 export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   contextSwitchWorkNs: 3000,
   timerIrqWorkNs: 4000,
   ipiNs: 2000,
-  coldSwitchWorkNs: 2000
+  coldSwitchWorkNs: 2000,
+  selectWorkNs: 250,
+  selectPerCpuWorkNs: 40,
+  balanceWorkNs: 1500,
+  balancePerCpuWorkNs: 60,
+  balancePerTaskWorkNs: 100,
+  pushWorkNs: 1000,
+  stopperWorkNs: 2000
 })
+
+/** Microsecond field of CostsSpec -> nanosecond field of CostConfig. */
+const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
+  ['contextSwitchUs', 'contextSwitchWorkNs'],
+  ['timerIrqUs', 'timerIrqWorkNs'],
+  ['ipiUs', 'ipiNs'],
+  ['coldSwitchUs', 'coldSwitchWorkNs'],
+  ['selectUs', 'selectWorkNs'],
+  ['selectPerCpuUs', 'selectPerCpuWorkNs'],
+  ['balanceUs', 'balanceWorkNs'],
+  ['balancePerCpuUs', 'balancePerCpuWorkNs'],
+  ['balancePerTaskUs', 'balancePerTaskWorkNs'],
+  ['pushUs', 'pushWorkNs'],
+  ['stopperUs', 'stopperWorkNs']
+]
+
+export function resolveCosts(spec: CostsSpec | undefined): CostConfig {
+  const out = { ...DEFAULT_COSTS }
+  for (const [us, ns] of COST_FIELDS) {
+    const v = spec?.[us]
+    if (v !== undefined) out[ns] = Math.round(v * 1000)
+  }
+  return out
+}
 
 export interface KernelConfig {
   profile: KernelProfile
@@ -78,7 +133,6 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
   }
   const norm = Math.round((k.baseSliceUs ?? defaultBaseSliceUs(profile)) * 1000)
   const hz = k.hz
-  const c = { ...hardwareCosts, ...(k.costs ?? {}) }
   return {
     profile,
     prof: profileOrdinal(profile),
@@ -90,12 +144,8 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     rrTimesliceNs: 100_000_000,
     preemptLazy: k.preempt === 'lazy',
     timerSlackNs: Math.round((k.timerSlackUs ?? 50) * 1000),
-    costs: {
-      contextSwitchWorkNs: c.contextSwitchUs !== undefined ? Math.round(c.contextSwitchUs * 1000) : DEFAULT_COSTS.contextSwitchWorkNs,
-      timerIrqWorkNs: c.timerIrqUs !== undefined ? Math.round(c.timerIrqUs * 1000) : DEFAULT_COSTS.timerIrqWorkNs,
-      ipiNs: c.ipiUs !== undefined ? Math.round(c.ipiUs * 1000) : DEFAULT_COSTS.ipiNs,
-      coldSwitchWorkNs: c.coldSwitchUs !== undefined ? Math.round(c.coldSwitchUs * 1000) : DEFAULT_COSTS.coldSwitchWorkNs
-    },
+    // the topology's calibration, then the scenario's kernel.costs
+    costs: resolveCosts({ ...hardwareCosts, ...(k.costs ?? {}) }),
     debug: k.debug === true,
     features
   }

@@ -230,6 +230,11 @@ export class Kernel implements TaskContext {
   /** rq->avg_idle (EWMA of idle durations at wakeup, capped), for newidle balance. */
   avgIdle: Float64Array
   wakeDoneAt: Float64Array
+  /**
+   * Scheduler work charged while no task can absorb it (during a pick, on the stopper, in an
+   * idle CPU's interrupt): it delays the next task this CPU switches to.
+   */
+  schedStall: Float64Array
   busyNs: Float64Array
   sysNs: Float64Array
   lastBusyStart: Float64Array
@@ -284,6 +289,10 @@ export class Kernel implements TaskContext {
   private stepArg = 0
   private localResched: Int32Array
   private localReschedN = 0
+  /** CPU whose pick_next_task() is running (its overhead delays the task it picks). */
+  private pickingCpu = -1
+  /** The current schedule() call comes from sched_yield() (a voluntary switch). */
+  private yielding = false
   private localReschedMark: Uint8Array
   private idleStates: IdleStateSpec[][]
   private liveTasks = 0
@@ -322,6 +331,7 @@ export class Kernel implements TaskContext {
     this.idlePredictNs = new Float64Array(c).fill(1_000_000)
     this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
     this.wakeDoneAt = new Float64Array(c)
+    this.schedStall = new Float64Array(c)
     this.busyNs = new Float64Array(c)
     this.sysNs = new Float64Array(c)
     this.lastBusyStart = new Float64Array(c)
@@ -486,6 +496,7 @@ export class Kernel implements TaskContext {
     this.onRq[p] = 1
     this.nrRunning[cpu]++
     if (this.policy[p] === SCHED_IDLE) this.nrIdleQueued[cpu]++
+    this.placement.addNrRunning?.(cpu)
   }
 
   /**
@@ -611,6 +622,7 @@ export class Kernel implements TaskContext {
 
   private enterIdle(cpu: number): void {
     this.mode[cpu] = CPU_IDLE
+    this.schedStall[cpu] = 0
     this.idleStart[cpu] = this.now
     this.idleEnterTs[cpu] = this.now
     const states = this.idleStates[cpu]
@@ -634,7 +646,10 @@ export class Kernel implements TaskContext {
     if (workNs <= 0) return
     const dt = Math.ceil(workNs / this.cpuRate[cpu])
     this.sysNs[cpu] += dt
-    if (this.curr[cpu] !== NIL) {
+    if (cpu === this.pickingCpu || this.curr[cpu] === NIL) {
+      // an idle CPU's balancing on behalf of others (nohz) delays nothing
+      if (this.mode[cpu] !== CPU_IDLE) this.schedStall[cpu] += dt
+    } else {
       if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
       this.segStart[cpu] += dt
       this.pendingStall[cpu] += dt
@@ -663,15 +678,28 @@ export class Kernel implements TaskContext {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
     const prev = this.curr[cpu]
+    const outerPicking = this.pickingCpu
+    this.pickingCpu = cpu
     const next = this.pickNextTask(cpu, prev)
+    this.pickingCpu = outerPicking
     // as __schedule(): the flag is cleared after the pick, so reschedules raised while picking
     // (update_curr finding the slice over) do not trigger another round
     this.needResched[cpu] = 0
     this.needReschedLazy[cpu] = 0
     if (next === prev) {
+      if (prev !== NIL && this.schedStall[cpu] > 0) {
+        // nothing switched: the pick's own overhead stalls the task that keeps running
+        const stall = this.schedStall[cpu]
+        this.schedStall[cpu] = 0
+        if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+        this.segStart[cpu] += stall
+        this.pendingStall[cpu] += stall
+      }
       this.thisCpu = prevThis
       return
     }
+    // __schedule(SM_PREEMPT): the previous task is still runnable and did not yield
+    const preempted = prev !== NIL && this.state[prev] === TASK_RUNNING && this.onRq[prev] !== 0 && !this.yielding
     if (prev !== NIL) this.switchOut(cpu, prev)
     this.curr[cpu] = next
     if (next === NIL) {
@@ -685,7 +713,9 @@ export class Kernel implements TaskContext {
       }
       this.switchIn(cpu, next)
     }
+    if (preempted && this.isFair(prev)) this.placement.taskPreempted?.(cpu, prev)
     if (this.rt.hasPushable(cpu)) this.rt.pushRtTasks(cpu)
+    this.placement.afterSchedule?.(cpu)
     this.thisCpu = prevThis
   }
 
@@ -755,7 +785,8 @@ export class Kernel implements TaskContext {
     this.nrSwitches[next]++
     const sw = Math.ceil(this.cfg.costs.contextSwitchWorkNs / this.cpuRate[cpu])
     this.sysNs[cpu] += sw
-    const start = this.now + sw
+    const start = this.now + sw + this.schedStall[cpu]
+    this.schedStall[cpu] = 0
     this.segStart[cpu] = start
     this.pendingStall[cpu] = 0
     if (this.wakeTs[next] >= 0) {
@@ -776,6 +807,8 @@ export class Kernel implements TaskContext {
 
   private armRunDone(cpu: number, t: number): void {
     const gen = ++this.runDoneGen[cpu]
+    // a stall charged before this point already moved segStart: the new event includes it
+    this.pendingStall[cpu] = 0
     const start = this.segStart[cpu] > this.now ? this.segStart[cpu] : this.now
     const a = this.action[t]
     let dur = 0
@@ -826,6 +859,7 @@ export class Kernel implements TaskContext {
     this.activateTask(cpu, p, enqFlags)
     this.wakeupPreempt(cpu, p, wakeFlags)
     if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
+    else this.placement.taskWoken?.(cpu, p)
     return true
   }
 
@@ -1024,6 +1058,7 @@ export class Kernel implements TaskContext {
     this.attrs[task] = { ...this.attrs[task], cpus }
     this.setAffinityMask(task, cpus)
     const cpu = this.taskCpu[task]
+    if (cpu >= 0) this.placement.affinityChanged?.(cpu)
     if (cpu < 0 || this.cpuAllowed(task, cpu)) return
     // __set_cpus_allowed_ptr(): a running task is moved by its CPU's stopper; a queued one directly
     if (this.curr[cpu] === task) {
@@ -1101,7 +1136,9 @@ export class Kernel implements TaskContext {
         if (this.isFair(t)) yieldTaskFair(this, cpu, t)
         else this.rt.yieldTask(cpu, t)
         this.armRunDone(cpu, t)
+        this.yielding = true
         this.schedule(cpu)
+        this.yielding = false
         break
       }
       // ACT_EXIT
@@ -1304,12 +1341,19 @@ export class Kernel implements TaskContext {
 
   private onStopper(cpu: number): void {
     const work = this.stopWork[cpu]
-    this.stopWork[cpu] = null
     if (!work) return
+    // an idle CPU runs its stopper once out of its idle state
+    if (this.mode[cpu] !== CPU_BUSY) {
+      const ready = this.exitIdle(cpu)
+      if (ready > this.now) {
+        this.eq.push(ready, EV_STOPPER, cpu, 0)
+        return
+      }
+    }
+    this.stopWork[cpu] = null
     // the stopper task preempts whatever runs: put the current task back, run the work
     const prevThis = this.thisCpu
     this.thisCpu = cpu
-    if (this.mode[cpu] !== CPU_BUSY) this.exitIdle(cpu)
     const prev = this.curr[cpu]
     if (prev !== NIL) {
       this.switchOut(cpu, prev)
@@ -1317,6 +1361,8 @@ export class Kernel implements TaskContext {
       this.curr[cpu] = NIL
       this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
       this.mode[cpu] = CPU_AWAKE_IDLE
+      this.wakeDoneAt[cpu] = this.now
+      if (this.isFair(prev) && this.onRq[prev] !== 0) this.placement.taskPreempted?.(cpu, prev)
     }
     this.nrStopperRuns++
     work.run(this, cpu)

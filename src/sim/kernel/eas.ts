@@ -35,6 +35,7 @@ function cpuUtilWith(fs: FairSched, cpu: number, p: number, dst: number, boost: 
 
 /** eenv_pd_busy_time(): the domain's summed effective utilization without the task. */
 function pdBusyTime(fs: FairSched, env: EnergyEnv, cpus: Int32Array, p: number): void {
+  fs.selectScanned += cpus.length
   let busy = 0
   for (let j = 0; j < cpus.length; j++) {
     const c = cpus[j]
@@ -49,6 +50,7 @@ function pdBusyTime(fs: FairSched, env: EnergyEnv, cpus: Int32Array, p: number):
  * on `dst` (or nowhere, dst = -1), uclamp included.
  */
 function pdMaxUtil(fs: FairSched, env: EnergyEnv, cpus: Int32Array, p: number, dst: number): number {
+  fs.selectScanned += cpus.length
   let maxUtil = 0
   const b = fs.eenvBounds
   for (let j = 0; j < cpus.length; j++) {
@@ -97,6 +99,7 @@ export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number
   const pUtilMin = fs.uclampUsed ? fs.uclampTask(p, UCLAMP_MIN) : 0
   const pUtilMax = fs.uclampUsed ? fs.uclampTask(p, UCLAMP_MAX) : 1024
   if (!fs.taskUtilEst(p) && pUtilMin === 0) return target
+  if (k.f.EAS_COST) return feecByCost(fs, sd.spanMask, p, prevCpu, pUtilMin, pUtilMax)
 
   const env = fs.eenv
   // eenv_task_busy_time(): no IRQ time in this model.
@@ -121,15 +124,10 @@ export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number
       const c = pd.cpus[j]
       env.pdCap += cpuActualCap
       if (!sd.spanMask[c] || !k.cpuAllowed(p, c)) continue
+      fs.selectScanned++
       const util = cpuUtilWith(fs, c, p, c, false)
       let cpuCap = fs.capacityOf[c]
-      let umin = pUtilMin
-      let umax = pUtilMax
-      if (fs.uclampUsed && !fs.uclamp.isIdle(c)) {
-        umin = Math.max(fs.uclamp.get(c, UCLAMP_MIN), pUtilMin)
-        umax = Math.max(fs.uclamp.get(c, UCLAMP_MAX), pUtilMax)
-      }
-      const fits = fs.utilFitsCpu(util, umin, umax, c)
+      const fits = candidateFits(fs, c, util, pUtilMin, pUtilMax)
       if (!fits) continue
       cpuCap = cpuCap > util ? cpuCap - util : 0
       if (c === prevCpu) {
@@ -168,6 +166,77 @@ export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number
     target = bestEnergyCpu
   }
   return target
+}
+
+/** util_fits_cpu() of a candidate with the task's uclamp max-aggregated with the rq's. */
+function candidateFits(fs: FairSched, c: number, util: number, pUtilMin: number, pUtilMax: number): number {
+  let umin = pUtilMin
+  let umax = pUtilMax
+  if (fs.uclampUsed && !fs.uclamp.isIdle(c)) {
+    umin = Math.max(fs.uclamp.get(c, UCLAMP_MIN), pUtilMin)
+    umax = Math.max(fs.uclamp.get(c, UCLAMP_MAX), pUtilMax)
+  }
+  return fs.utilFitsCpu(util, umin, umax, c)
+}
+
+/**
+ * find_energy_efficient_cpu() as reworked by short-slice v2 patches 15-18 (cover letter only:
+ * "Rework feec() to use cost instead of spare capacity", "Take into account slice in EAS",
+ * em_cpu_energy() removed). Design choices:
+ * - Every allowed CPU that fits is a candidate (not only prev and the max-spare CPU of each
+ *   perf domain). Its cost is the energy model cost of the OPP its perf domain would need with
+ *   the task on it (schedutil's request, headroom and uclamp included), per unit of capacity
+ *   (cost / capacity of the domain), so domains of different capacities compare.
+ * - Lowest cost wins; ties go to the higher capacity_of(), then to more spare capacity, then
+ *   to prev, then to the lower CPU number. A CPU where the task only fits thanks to uclamp_max
+ *   (util_fits_cpu = -1) ranks after every CPU it really fits.
+ * - EAS_SLICE: a CPU where the task would not run first (busy, and its shortest queued slice
+ *   is not longer than the task's) ranks after every CPU where it would, whatever its cost.
+ * - No candidate: prev, as feec does.
+ */
+function feecByCost(fs: FairSched, span: Uint8Array, p: number, prevCpu: number, pUtilMin: number, pUtilMax: number): number {
+  const k = fs.k
+  const env = fs.eenv
+  const sliceAware = k.f.EAS_SLICE === true
+  const slice = k.slice[p]
+  let best = -1
+  let bFirst = false
+  let bFits = 0
+  let bCost = Infinity
+  let bCap = 0
+  let bSpare = 0
+  for (const pd of fs.pds) {
+    env.cpuCap = fs.capOrig[pd.cpus[0]]
+    for (let j = 0; j < pd.cpus.length; j++) {
+      const c = pd.cpus[j]
+      if (!span[c] || !k.cpuAllowed(p, c)) continue
+      fs.selectScanned++
+      const util = cpuUtilWith(fs, c, p, c, false)
+      const fits = candidateFits(fs, c, util, pUtilMin, pUtilMax)
+      if (!fits) continue
+      const maxUtil = pdMaxUtil(fs, env, pd.cpus, p, c)
+      const cost = pd.cost[energy.emEfficientState(pd, maxUtil)] / pd.capacity
+      const cap = fs.capacityOf[c]
+      const spare = cap > util ? cap - util : 0
+      const first = !sliceAware || fs.idleCpu(c) || slice < k.rqMinSlice[c]
+      let better: boolean
+      if (best < 0) better = true
+      else if (first !== bFirst) better = first
+      else if (fits !== bFits) better = fits > bFits
+      else if (cost !== bCost) better = cost < bCost
+      else if (cap !== bCap) better = cap > bCap
+      else if (spare !== bSpare) better = spare > bSpare
+      else better = c === prevCpu
+      if (!better) continue
+      best = c
+      bFirst = first
+      bFits = fits
+      bCost = cost
+      bCap = cap
+      bSpare = spare
+    }
+  }
+  return best >= 0 ? best : prevCpu
 }
 
 export function newEnergyEnv(): EnergyEnv {

@@ -16,11 +16,12 @@ import {
   buildPerfDomains, effectiveCpuUtil, energyModelUsable, freqScaleOf, schedutilOppIndex, sugovEffectiveCpuPerf,
   UCLAMP_MAX, UCLAMP_MIN, UclampRq, uclampEffValue, utilFitsCpu, type PerfDomain, type UtilBounds
 } from './energy'
-import { selectTaskRqFair, type ScanScratch } from './select'
+import { newSliceScan, selectTaskRqFair, type ScanScratch, type SliceScan } from './select'
 import {
-  checkUpdateOverutilized, LbEnv, makeStopWork, nohzIdleBalanceRun, schedBalanceNewidle, schedBalanceTrigger, SgStats,
-  updateMisfitStatus
+  checkUpdateOverutilized, LbEnv, makeStopWork, nohzIdleBalanceRun, preemptActiveBalance, schedBalanceNewidle,
+  schedBalanceTrigger, SgStats, updateMisfitStatus
 } from './balance'
+import { clearPushable, fairAfterSchedule, fairPushTick, fairTaskWoken } from './fair-push'
 import { newEnergyEnv, type EnergyEnv } from './eas'
 import { idleStatesOf } from './topology'
 import { CPU_IDLE as CPU_MODE_IDLE, type StopWork } from './core'
@@ -34,10 +35,6 @@ export interface FairSchedOptions {
   /** sysctl_sched_energy_aware. */
   energyAware?: boolean
 }
-
-/** Modeled cost of one sched_balance_rq() pass, as CPU work at capacity 1024 (stated estimate). */
-export const LB_BASE_COST_NS = 1500
-export const LB_PER_CPU_COST_NS = 60
 
 export class FairSched implements Placement, LoadHooks {
   readonly k: Kernel
@@ -62,6 +59,10 @@ export class FairSched implements Placement, LoadHooks {
   readonly nextBalance: Float64Array
   readonly maxIdleBalanceCost: Float64Array
   readonly activeBalance: Uint8Array
+  /** Source runqueue of the work queued on each CPU's stopper (its own CPU for mainline). */
+  readonly stopSrc: Int32Array
+  /** rq->all_pinned (reviewer alternative to seed 004/1). */
+  readonly allPinned: Uint8Array
   // nohz idle balancing
   readonly nohzIdle: Uint8Array
   nohzNrCpus = 0
@@ -82,6 +83,8 @@ export class FairSched implements Placement, LoadHooks {
   private taskCap = 0
   peltInited!: Uint8Array
   uclampActive!: Uint8Array
+  /** On its runqueue's pushable list (short-slice v2 fair push). */
+  pushable!: Uint8Array
   /** Per-level migration counts: [wakeup by level..., balance by level...]. */
   readonly levelNames: string[]
   readonly wakeMigrations: Float64Array
@@ -92,7 +95,10 @@ export class FairSched implements Placement, LoadHooks {
   readonly lbEnv: LbEnv
   readonly swbMask: Uint8Array
   readonly selMask: Uint8Array
-  readonly scanScratch: ScanScratch = { idleCpu: -1, nr: 0 }
+  readonly scanScratch: ScanScratch = { idleCpu: -1, nr: 0, p: -1 }
+  readonly sliceScan: SliceScan = newSliceScan()
+  /** CPUs examined by the current wakeup CPU selection (its modeled cost). */
+  selectScanned = 0
   readonly wakeStats = { localSgs: new SgStats(), tmpSgs: new SgStats(), idlestSgs: new SgStats() }
   readonly eenv: EnergyEnv = newEnergyEnv()
   readonly eenvBounds: UtilBounds = { min: 0, max: 0 }
@@ -129,6 +135,8 @@ export class FairSched implements Placement, LoadHooks {
     this.nextBalance = new Float64Array(n)
     this.maxIdleBalanceCost = new Float64Array(n).fill(k.cfg.migrationCostNs)
     this.activeBalance = new Uint8Array(n)
+    this.stopSrc = Int32Array.from({ length: n }, (_, c) => c)
+    this.allPinned = new Uint8Array(n)
     this.nohzIdle = new Uint8Array(n)
     this.nohzFlags = new Int32Array(n)
     this.llcNohzIdle = new Uint8Array(n)
@@ -181,12 +189,15 @@ export class FairSched implements Placement, LoadHooks {
     const cap = Math.max(n, this.taskCap * 2)
     const a = new Uint8Array(cap)
     const b = new Uint8Array(cap)
+    const c = new Uint8Array(cap)
     if (this.taskCap > 0) {
       a.set(this.peltInited)
       b.set(this.uclampActive)
+      c.set(this.pushable)
     }
     this.peltInited = a
     this.uclampActive = b
+    this.pushable = c
     this.taskCap = cap
     this.pelt.ensureTasks(cap)
     this.idle.ensureTasks(cap)
@@ -324,8 +335,6 @@ export class FairSched implements Placement, LoadHooks {
     }
     this.peltUpdate(cpu, se, DO_ATTACH)
     this.pelt.utilEstEnqueue(cpu, se)
-    // add_nr_running(): a second runnable task makes the root domain overloaded.
-    if (this.k.nrRunning[cpu] + 1 >= 2) this.d.rd.overloaded = true
     this.uclampInc(cpu, se)
     if (this.k.cfsCurr[cpu] !== se) {
       if (flags & ENQUEUE_MIGRATED && !(flags & ENQUEUE_WAKEUP)) this.idle.taskMoved(se, this.k.now)
@@ -345,6 +354,7 @@ export class FairSched implements Placement, LoadHooks {
     if (!delayed) this.pelt.utilEstUpdate(cpu, se, (flags & DEQUEUE_SLEEP) !== 0)
     this.uclampDec(cpu, se)
     if (!migrating) this.idle.taskStops(se)
+    clearPushable(this, se)
   }
 
   requeueDelayedLoad(cpu: number, se: number): void {
@@ -362,6 +372,7 @@ export class FairSched implements Placement, LoadHooks {
     // A task pulled here after waiting elsewhere still counts against this CPU's idle period.
     this.idle.cpuBusy(cpu, this.k.now, this.canRunOn)
     this.idle.taskStops(se)
+    clearPushable(this, se)
     updateMisfitStatus(this, se, cpu)
   }
 
@@ -380,7 +391,16 @@ export class FairSched implements Placement, LoadHooks {
 
   selectTaskRq(p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number {
     this.ensureTask(p)
+    // select_task_rq(): the class is not asked for a task that may run on one CPU only
+    if (this.k.nrCpusAllowed[p] <= 1) return prevCpu
+    this.selectScanned = 0
     const cpu = selectTaskRqFair(this, p, prevCpu, wakeFlags, thisCpu)
+    // the selecting CPU pays for the scan (none at setup, outside any CPU's context)
+    if (thisCpu >= 0) {
+      const c = this.k.cfg.costs
+      this.k.chargeCpu(thisCpu, c.selectWorkNs + c.selectPerCpuWorkNs * this.selectScanned)
+    }
+    this.selectScanned = 0
     if (cpu !== prevCpu && prevCpu >= 0 && this.k.taskCpu[p] >= 0) {
       // migrate_task_rq_fair(): a waking task's averages leave its old cfs_rq lazily.
       if (this.k.onRq[p] === 0 && this.pelt.se.attached[p]) {
@@ -437,6 +457,40 @@ export class FairSched implements Placement, LoadHooks {
     this.idle.cpuBusy(cpu, k.lastBusyStart[cpu], this.canRunOn)
     this.cpufreqUpdateUtil(cpu)
     schedBalanceTrigger(this, cpu)
+    fairPushTick(this, cpu)
+  }
+
+  /**
+   * add_nr_running(): a second runnable task makes the root domain overloaded. With the
+   * reviewer's all_pinned alternative an rq whose tasks were all found pinned re-sets it on
+   * any enqueue (the balancer may have cleared it while looking at a subset of CPUs).
+   */
+  addNrRunning(cpu: number): void {
+    const nr = this.k.nrRunning[cpu]
+    if (nr === 2 || (nr > 2 && this.allPinned[cpu])) {
+      this.d.rd.overloaded = true
+      this.allPinned[cpu] = 0
+    }
+  }
+
+  /** affine_move_task() part of the all_pinned alternative: a task may have become movable. */
+  affinityChanged(cpu: number): void {
+    if (this.allPinned[cpu] && this.k.nrRunning[cpu] > 1) {
+      this.d.rd.overloaded = true
+      this.allPinned[cpu] = 0
+    }
+  }
+
+  taskWoken(cpu: number, p: number): void {
+    fairTaskWoken(this, cpu, p)
+  }
+
+  taskPreempted(cpu: number, prev: number): void {
+    preemptActiveBalance(this, cpu, prev)
+  }
+
+  afterSchedule(cpu: number): void {
+    fairAfterSchedule(this, cpu)
   }
 
   // ---- nohz -----------------------------------------------------------------------------------

@@ -17,6 +17,16 @@ export interface Placement {
   newidleBalance(cpu: number): boolean
   /** Called from every tick on a busy CPU (sched_balance_trigger, misfit, nohz kick). */
   tick(cpu: number): void
+  /** add_nr_running(): a task was added to cpu's runqueue (any class). */
+  addNrRunning?(cpu: number): void
+  /** A fair task was woken onto cpu (enqueued, wakeup preemption checked): task_woken. */
+  taskWoken?(cpu: number, p: number): void
+  /** __schedule() on cpu switched away from the still-runnable fair task prev (preemption). */
+  taskPreempted?(cpu: number, prev: number): void
+  /** The balance callbacks at the end of __schedule() on cpu (after a switch). */
+  afterSchedule?(cpu: number): void
+  /** A task queued or running on cpu had its affinity changed. */
+  affinityChanged?(cpu: number): void
   /** Add the policy's metrics to a finished run's result (optional). */
   report?(result: VariantResult): void
 }

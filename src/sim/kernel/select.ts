@@ -3,6 +3,17 @@
  * wake_wide(), wake_affine() with WA_IDLE/WA_WEIGHT/WA_BIAS, select_idle_sibling() with its
  * idle-core / SIS_UTIL-limited scan or select_idle_capacity() on asymmetric systems, and the
  * slow path sched_balance_find_dst_cpu() used for fork/exec (and SD_BALANCE_WAKE domains).
+ *
+ * Seed switches acting here:
+ * - SS7_WAKE_AFFINE_SLICE (seed 000/7, v2/4): wake_affine_slice() between WA_IDLE and WA_WEIGHT.
+ * - SS8_SELECT_SLICE_CPU (seed 000/8): select_slice_cpu(), a second scan for a CPU whose
+ *   running slices are longer than the wakee's, once the idle search failed.
+ * - SLICE_TRACK_SCAN (reviewer alternative to 000/8) and SSV2_SLICE_SCAN (v2/5): the same
+ *   choice made during the idle scans (see SliceScan), without a second scan.
+ * - LBP5_THIN_SELECT (seed 004/5, under LB_PROMOTE): select_task_rq_fair_thin().
+ * - ALT_LBP_SLOW_WAKE (reviewer alternative to 004/5, under LB_PROMOTE): no wake-affine fast
+ *   path; wakeups take the slow path as if every domain had SD_BALANCE_WAKE.
+ * Every CPU a selection examines is counted in fs.selectScanned (the modeled cost).
  */
 import type { FairSched } from './fair-sched'
 import { NIL } from './eevdf-tree'
@@ -20,6 +31,8 @@ import {
 /** select_task_rq_fair() */
 export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number {
   const k = fs.k
+  const f = k.f
+  if (f.LB_PROMOTE && f.LBP5_THIN_SELECT) return selectTaskRqFairThin(fs, p, prevCpu)
   const cpu = thisCpu >= 0 ? thisCpu : prevCpu
   const sync = (wakeFlags & WF_SYNC) !== 0
   const sdFlag = wakeFlags & 0xf
@@ -33,6 +46,9 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
     }
     wantAffine = !wakeWide(fs, p, cpu) && k.cpuAllowed(p, cpu)
   }
+  // The reviewer alternative to the thin selection: force the slow path for wakeups.
+  const slowWake = f.LB_PROMOTE === true && f.ALT_LBP_SLOW_WAKE === true && (wakeFlags & WF_TTWU) !== 0
+  if (slowWake) wantAffine = false
   let slow: SchedDomain | null = null
   for (let tmp = fs.d.sd[cpu]; tmp; tmp = tmp.parent) {
     // Both this CPU and prev are in this domain: a valid wake-affine target.
@@ -42,12 +58,66 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
       break
     }
     // Usually only fork/exec: domains rarely have SD_BALANCE_WAKE.
-    if (tmp.flags & sdFlag) slow = tmp
+    if (tmp.flags & sdFlag || slowWake) slow = tmp
     else if (!wantAffine) break
   }
-  if (slow) return schedBalanceFindDstCpu(fs, slow, p, cpu, prevCpu, sdFlag)
+  if (slow) return schedBalanceFindDstCpu(fs, slow, p, cpu, prevCpu, sdFlag, slowWake)
   if (wakeFlags & WF_TTWU) return selectIdleSibling(fs, p, prevCpu, newCpu)
   return newCpu >= 0 && k.cpuAllowed(p, newCpu) ? newCpu : firstAllowed(fs, p, cpu)
+}
+
+/**
+ * select_task_rq_fair_thin() (seed 004/5): prev if idle, else recent_used_cpu if idle, else
+ * the first idle allowed CPU scanning all allowed CPUs from the first CPU of prev's LLC, else
+ * prev. No wake_affine, no SIS_UTIL budget, no EAS; also used for fork.
+ */
+export function selectTaskRqFairThin(fs: FairSched, p: number, prevCpu: number): number {
+  const k = fs.k
+  fs.selectScanned++
+  if (fs.idleCpu(prevCpu)) return prevCpu
+  const recent = k.recentUsedCpu[p]
+  k.recentUsedCpu[p] = prevCpu
+  if (recent >= 0 && recent !== prevCpu) {
+    fs.selectScanned++
+    if (fs.idleCpu(recent)) return recent
+  }
+  const c = firstIdleFromLlc(fs, p, prevCpu, -1, false)
+  return c >= 0 ? c : prevCpu
+}
+
+/**
+ * The scan of seed 004 patches 5 and 7: p's allowed CPUs in order, wrapping, from the first
+ * allowed CPU of llcCpu's LLC (the first allowed CPU when none is there); the first idle one
+ * other than `exclude` (and, for patch 7, without an active balance pending). -1 if none.
+ */
+export function firstIdleFromLlc(fs: FairSched, p: number, llcCpu: number, exclude: number, noActiveBalance: boolean): number {
+  const k = fs.k
+  const n = fs.ncpus
+  let start = -1
+  const llc = fs.d.sdLlc[llcCpu]
+  if (llc) {
+    for (const c of llc.span) {
+      if (k.cpuAllowed(p, c)) {
+        start = c
+        break
+      }
+    }
+  }
+  if (start < 0) start = firstAllowed(fs, p, 0)
+  for (let i = 0; i < n; i++) {
+    const c = (start + i) % n
+    if (!k.cpuAllowed(p, c)) continue
+    fs.selectScanned++
+    if (c !== exclude && fs.idleCpu(c) && !(noActiveBalance && fs.activeBalance[c])) return c
+  }
+  return -1
+}
+
+/** Index in span of the first CPU >= cpu: where for_each_cpu_wrap(span, cpu) starts. */
+function wrapStart(span: Int32Array, cpu: number): number {
+  let first = 0
+  while (first < span.length && span[first] < cpu) first++
+  return first
 }
 
 function firstAllowed(fs: FairSched, p: number, from: number): number {
@@ -83,8 +153,22 @@ export function wakeAffine(fs: FairSched, sd: SchedDomain, p: number, thisCpu: n
   const f = fs.k.f
   let target = -1
   if (f.WA_IDLE !== false) target = wakeAffineIdle(fs, thisCpu, prevCpu, sync)
+  if (f.SS7_WAKE_AFFINE_SLICE && f.PREEMPT_SHORT && target < 0) target = wakeAffineSlice(fs, p, thisCpu, prevCpu)
   if (f.WA_WEIGHT !== false && target < 0) target = wakeAffineWeight(fs, sd, p, thisCpu, prevCpu, sync)
   return target === thisCpu ? thisCpu : prevCpu
+}
+
+/**
+ * wake_affine_slice() (seed 000/7): on which of prev and this CPU would the wakee most
+ * probably run first? prev if its slice is shorter than every slice queued there (so it can
+ * preempt), else this CPU on the same test, else no opinion.
+ */
+function wakeAffineSlice(fs: FairSched, p: number, thisCpu: number, prevCpu: number): number {
+  const k = fs.k
+  const slice = k.slice[p]
+  if (slice < k.rqMinSlice[prevCpu]) return prevCpu
+  if (slice < k.rqMinSlice[thisCpu]) return thisCpu
+  return -1
 }
 
 function wakeAffineIdle(fs: FairSched, thisCpu: number, prevCpu: number, sync: boolean): number {
@@ -131,9 +215,10 @@ function idleOrSchedIdle(fs: FairSched, cpu: number): boolean {
  * select_idle_sibling(): target, prev or recent_used_cpu when idle and cache-affine, then an
  * idle CPU of the LLC (or, with asymmetric capacities, the idle CPU that fits the task best).
  */
-export function selectIdleSibling(fs: FairSched, p: number, prev: number, target: number): number {
+export function selectIdleSibling(fs: FairSched, p: number, prev: number, target: number, wakeup = true): number {
   const k = fs.k
   const d = fs.d
+  const f = k.f
   let taskUtil = 0
   let umin = 0
   let umax = 1024
@@ -144,6 +229,17 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
     umin = fs.uclampTask(p, UCLAMP_MIN)
     umax = fs.uclampTask(p, UCLAMP_MAX)
   }
+  const ss = fs.sliceScan
+  // The push's "not wakeup" selection looks for the best CPU to run first on (see fair-push.ts).
+  ss.mode = !wakeup || f.SSV2_SLICE_SCAN ? SLICE_SCAN_BEST : f.SLICE_TRACK_SCAN ? SLICE_SCAN_FIRST : SLICE_SCAN_OFF
+  ss.push = !wakeup
+  ss.best = -1
+  ss.bestMinSlice = 0
+  ss.asym = asym
+  ss.util = taskUtil
+  ss.umin = umin
+  ss.umax = umax
+  fs.selectScanned++
   if (idleOrSchedIdle(fs, target) && asymFits(fs, asym, taskUtil, umin, umax, target)) return target
   let prevAff = -1
   if (prev !== target && cpusShareCache(d, prev, target) && idleOrSchedIdle(fs, prev) && asymFits(fs, asym, taskUtil, umin, umax, prev)) {
@@ -151,7 +247,8 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
     prevAff = prev
   }
   let recent = k.recentUsedCpu[p]
-  k.recentUsedCpu[p] = prev
+  // the push path (short-slice v2 "not wakeup case") reads recent_used_cpu without rotating it
+  if (wakeup) k.recentUsedCpu[p] = prev
   if (
     recent >= 0 && recent !== prev && recent !== target && cpusShareCache(d, recent, target) &&
     idleOrSchedIdle(fs, recent) && k.cpuAllowed(p, recent) && asymFits(fs, asym, taskUtil, umin, umax, recent)
@@ -163,7 +260,8 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
   if (asym) {
     const sd = d.sdAsymCpucapacity[target]!
     const i = selectIdleCapacity(fs, p, sd, target)
-    return i >= 0 ? i : target
+    if (i >= 0) return i
+    return selectSlice(fs, p, sd, target)
   }
   const sd = d.sdLlc[target]
   if (!sd) return target
@@ -179,7 +277,90 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
   if (i >= 0) return i
   if (prevAff >= 0) return prevAff
   if (recent >= 0) return recent
+  return selectSlice(fs, p, sd, target)
+}
+
+/**
+ * The last level of select_idle_sibling() once no idle CPU was found: the slice candidate
+ * the idle scans recorded (SSV2_SLICE_SCAN, SLICE_TRACK_SCAN), else select_slice_cpu()'s own
+ * scan (SS8_SELECT_SLICE_CPU), else target.
+ */
+function selectSlice(fs: FairSched, p: number, sd: SchedDomain, target: number): number {
+  const ss = fs.sliceScan
+  if (ss.mode !== SLICE_SCAN_OFF && ss.best >= 0) return ss.best
+  if (fs.k.f.SS8_SELECT_SLICE_CPU) {
+    const i = selectSliceCpu(fs, p, sd, target)
+    if (i >= 0) return i
+  }
   return target
+}
+
+/**
+ * select_slice_cpu() (seed 000/8): scan the domain from target (the SIS_UTIL budget of
+ * select_idle_cpu, nothing when the LLC is busy) for the first CPU whose queued slices are all
+ * longer than the wakee's; on asymmetric systems it must also fit the task (util and uclamp).
+ */
+export function selectSliceCpu(fs: FairSched, p: number, sd: SchedDomain, target: number): number {
+  const k = fs.k
+  let nr = Number.MAX_SAFE_INTEGER
+  if (k.f.SIS_UTIL !== false && sd.shared) {
+    nr = sd.shared.nrIdleScan + 1
+    if (nr === 1) return -1
+  }
+  const ss = fs.sliceScan
+  const slice = k.slice[p]
+  const w = sd.spanWeight
+  const first = wrapStart(sd.span, target)
+  for (let i = 0; i < w; i++) {
+    const c = sd.span[(first + i) % w]
+    if (!k.cpuAllowed(p, c)) continue
+    if (--nr <= 0) return -1
+    fs.selectScanned++
+    if (slice >= k.rqMinSlice[c]) continue
+    if (!ss.asym || fs.utilFitsCpu(ss.util, ss.umin, ss.umax, c) > 0) return c
+  }
+  return -1
+}
+
+export const SLICE_SCAN_OFF = 0
+/** SLICE_TRACK_SCAN: the first CPU the idle scans visited that passes select_slice_cpu's test. */
+export const SLICE_SCAN_FIRST = 1
+/** SSV2_SLICE_SCAN: of those, the one whose shortest queued slice is the longest. */
+export const SLICE_SCAN_BEST = 2
+
+/**
+ * What the idle scans remember about non-idle CPUs for the slice-aware fallback: the
+ * reviewer's "keep track of the minimal slice CPU that was not idle during our initial scan"
+ * (seed 000, review of 8/8) and v2's "merge min_slice rq selection in select_idle_capacity()
+ * and select_idle_cpu()".
+ */
+export interface SliceScan {
+  mode: number
+  /** The selection is a push's, not a wakeup's. */
+  push: boolean
+  best: number
+  bestMinSlice: number
+  asym: boolean
+  util: number
+  umin: number
+  umax: number
+}
+
+export function newSliceScan(): SliceScan {
+  return { mode: SLICE_SCAN_OFF, push: false, best: -1, bestMinSlice: 0, asym: false, util: 0, umin: 0, umax: 1024 }
+}
+
+/** A non-idle CPU visited by an idle scan: remember it if the wakee would run first there. */
+function noteSliceCandidate(fs: FairSched, p: number, c: number): void {
+  const ss = fs.sliceScan
+  if (ss.mode === SLICE_SCAN_OFF) return
+  if (ss.mode === SLICE_SCAN_FIRST && ss.best >= 0) return
+  const minSlice = fs.k.rqMinSlice[c]
+  if (!(fs.k.slice[p] < minSlice)) return
+  if (ss.best >= 0 && minSlice <= ss.bestMinSlice) return
+  if (ss.asym && fs.utilFitsCpu(ss.util, ss.umin, ss.umax, c) <= 0) return
+  ss.best = c
+  ss.bestMinSlice = minSlice
 }
 
 /** asym_fits_cpu(): on asymmetric systems a candidate must fit the task. */
@@ -191,6 +372,7 @@ function asymFits(fs: FairSched, asym: boolean, util: number, umin: number, umax
 function selectIdleSmt(fs: FairSched, p: number, sd: SchedDomain, target: number): number {
   for (const c of fs.d.smtMask[target]) {
     if (c === target || !fs.k.cpuAllowed(p, c) || !sd.spanMask[c]) continue
+    fs.selectScanned++
     if (idleOrSchedIdle(fs, c)) return c
   }
   return -1
@@ -204,7 +386,8 @@ function selectIdleSmt(fs: FairSched, p: number, sd: SchedDomain, target: number
 export function selectIdleCpu(fs: FairSched, p: number, sd: SchedDomain, hasIdleCore: boolean, target: number): number {
   const k = fs.k
   let nr = Number.MAX_SAFE_INTEGER
-  if (k.f.SIS_UTIL !== false) {
+  // the push is not a wakeup fast path: it scans the whole LLC
+  if (k.f.SIS_UTIL !== false && !fs.sliceScan.push) {
     const shared = fs.d.sdLlcShared[target]
     if (shared) {
       nr = shared.nrIdleScan + 1
@@ -219,6 +402,7 @@ export function selectIdleCpu(fs: FairSched, p: number, sd: SchedDomain, hasIdle
   }
   const scratch = fs.scanScratch
   scratch.idleCpu = -1
+  scratch.p = p
   const local = sd.groups[0]
   if (fs.clusterActive && local.flags & SD_CLUSTER) {
     const r = scanWrap(fs, local.cpus, target + 1, hasIdleCore, cpus, nr, scratch)
@@ -240,6 +424,8 @@ const SCAN_CONTINUE = -2
 export interface ScanScratch {
   idleCpu: number
   nr: number
+  /** The task being placed. */
+  p: number
 }
 
 /** One for_each_cpu_wrap() pass of select_idle_cpu over `span` ∩ `cpus` from `start`. */
@@ -248,17 +434,19 @@ function scanWrap(
   scratch: ScanScratch
 ): number {
   const w = span.length
-  let first = 0
-  while (first < w && span[first] < start) first++
+  const first = wrapStart(span, start)
   for (let i = 0; i < w; i++) {
     const c = span[(first + i) % w]
     if (!cpus[c]) continue
+    fs.selectScanned++
     if (hasIdleCore) {
       const r = selectIdleCore(fs, c, cpus, scratch)
       if (r >= 0) return r
+      if (!idleOrSchedIdle(fs, c)) noteSliceCandidate(fs, scratch.p, c)
     } else {
       if (--nr <= 0) return -1
       if (idleOrSchedIdle(fs, c)) return c
+      noteSliceCandidate(fs, scratch.p, c)
     }
   }
   scratch.nr = nr
@@ -300,12 +488,15 @@ export function selectIdleCapacity(fs: FairSched, p: number, sd: SchedDomain, ta
   let bestFits = 0
   let bestCpu = -1
   const w = sd.spanWeight
-  let first = 0
-  while (first < w && sd.span[first] < target) first++
+  const first = wrapStart(sd.span, target)
   for (let i = 0; i < w; i++) {
     const c = sd.span[(first + i) % w]
     if (!k.cpuAllowed(p, c)) continue
-    if (!idleOrSchedIdle(fs, c)) continue
+    fs.selectScanned++
+    if (!idleOrSchedIdle(fs, c)) {
+      noteSliceCandidate(fs, p, c)
+      continue
+    }
     let cap = fs.capacityOf[c]
     const fits = fs.utilFitsCpu(taskUtil, umin, umax, c)
     if (fits > 0) return c
@@ -325,7 +516,9 @@ export function selectIdleCapacity(fs: FairSched, p: number, sd: SchedDomain, ta
  * sched_balance_find_dst_cpu() (find_idlest_cpu): walk down from `sd`, at each level moving to
  * the idlest group and then its idlest CPU, continuing from that CPU's domains.
  */
-export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: number, cpuIn: number, prevCpu: number, sdFlag: number): number {
+export function schedBalanceFindDstCpu(
+  fs: FairSched, sdIn: SchedDomain, p: number, cpuIn: number, prevCpu: number, sdFlag: number, everyDomain = false
+): number {
   const k = fs.k
   let sd: SchedDomain | null = sdIn
   let cpu = cpuIn
@@ -335,7 +528,7 @@ export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: numb
   if (!anyAllowed) return prevCpu
   if (!(sdFlag & SD_BALANCE_FORK) && k.taskCpu[p] >= 0) fs.pelt.syncEntityLoadAvg(k.taskCpu[p], p)
   while (sd) {
-    if (!(sd.flags & sdFlag)) {
+    if (!(sd.flags & sdFlag) && !everyDomain) {
       sd = sd.child
       continue
     }
@@ -354,7 +547,7 @@ export function schedBalanceFindDstCpu(fs: FairSched, sdIn: SchedDomain, p: numb
     sd = null
     for (let tmp = fs.d.sd[cpu]; tmp; tmp = tmp.parent) {
       if (weight <= tmp.spanWeight) break
-      if (tmp.flags & sdFlag) sd = tmp
+      if (tmp.flags & sdFlag || everyDomain) sd = tmp
     }
   }
   return k.cpuAllowed(p, newCpu) ? newCpu : firstAllowed(fs, p, newCpu)
@@ -369,6 +562,7 @@ function findDstGroupCpu(fs: FairSched, group: SchedGroup, p: number, thisCpu: n
   let latestIdle = -Infinity
   let leastLoaded = thisCpu
   let shallowest = -1
+  fs.selectScanned += group.weight
   for (const i of group.cpus) {
     if (!k.cpuAllowed(p, i)) continue
     if (fs.schedIdleCpu(i)) return i
@@ -397,6 +591,7 @@ function findDstGroupCpu(fs: FairSched, group: SchedGroup, p: number, thisCpu: n
 function updateSgWakeupStats(fs: FairSched, sd: SchedDomain, group: SchedGroup, sgs: SgStats, p: number): void {
   const k = fs.k
   sgs.reset()
+  fs.selectScanned += group.weight
   if (sd.flags & SD_ASYM_CPUCAPACITY) sgs.groupMisfitTaskLoad = 1
   const pCpu = k.taskCpu[p]
   const pAttached = fs.pelt.se.attached[p] !== 0

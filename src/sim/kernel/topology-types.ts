@@ -55,6 +55,20 @@ export interface CostsSpec {
   timerIrqUs?: number
   /** Cache/TLB refill when switching to a task other than the CPU's previous one (CPU work at 1024). */
   coldSwitchUs?: number
+  /** select_task_rq_fair(): fixed part of one wakeup/fork CPU selection, on the selecting CPU. */
+  selectUs?: number
+  /** select_task_rq_fair(): each CPU the selection examines (idle scans, EAS candidates, slow path). */
+  selectPerCpuUs?: number
+  /** sched_balance_rq(): fixed part of one balance pass, on the balancing CPU. */
+  balanceUs?: number
+  /** sched_balance_rq(): each CPU whose runqueue the pass reads (group statistics, busiest queue). */
+  balancePerCpuUs?: number
+  /** sched_balance_rq() / active balance: each task examined for migration. */
+  balancePerTaskUs?: number
+  /** One fair push attempt (short-slice v2 push callback), on the pushing CPU. */
+  pushUs?: number
+  /** One stopper run (active balance), on the stopper's CPU; the moved task is attached at its end. */
+  stopperUs?: number
 }
 
 export interface TopologySpec {

@@ -7,6 +7,7 @@ import { SHORT_SLICE_V1_PARTS } from './short-slice-v1'
 import { SHORT_SLICE_V2_PARTS } from './short-slice-v2'
 import { DD_NEGLAG_PATCH } from './dd-neglag'
 import { NEXT_BUDDY_PATCHES } from './next-buddy-v4'
+import { LB_PROMOTE_PARTS } from './lb-promote'
 import { ALTERNATIVE_PATCHES } from './alternatives'
 import { SCHED_FEATURES } from '../kernel/features'
 
@@ -21,10 +22,12 @@ function series(name: string, seed: string, title: string, parts: PatchDoc[]): P
 export const PATCHES: readonly PatchDoc[] = [
   series('short-slice-v1', '000', 'Improving latency of short slice tasks (v1, 8 patches)', SHORT_SLICE_V1_PARTS),
   ...SHORT_SLICE_V1_PARTS,
-  series('short-slice-v2', '001', 'Improving latency of short slice tasks (v2, 18 patches; parts modeled so far)', SHORT_SLICE_V2_PARTS),
+  series('short-slice-v2', '001', 'Improving latency of short slice tasks (v2, 18 patches; from the cover letter)', SHORT_SLICE_V2_PARTS),
   ...SHORT_SLICE_V2_PARTS,
   DD_NEGLAG_PATCH,
   ...NEXT_BUDDY_PATCHES,
+  series('lb-promote', '004', 'sched/fair: A series of load balance patches to improve real-time performance of CFS tasks (RFC, 10 patches)', LB_PROMOTE_PARTS),
+  ...LB_PROMOTE_PARTS,
   ...ALTERNATIVE_PATCHES
 ]
 

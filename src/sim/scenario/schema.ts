@@ -170,7 +170,14 @@ export const COSTS = z.strictObject({
   contextSwitchUs: z.number().min(0).max(1000).optional().meta(d('Context switch cost charged to the CPU switching tasks')),
   ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
   timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires')),
-  coldSwitchUs: z.number().min(0).max(1000).optional().meta(d('Cache/TLB refill after switching to a task other than the CPU\'s previous one (slows the task, not its latency)'))
+  coldSwitchUs: z.number().min(0).max(1000).optional().meta(d('Cache/TLB refill after switching to a task other than the CPU\'s previous one (slows the task, not its latency)')),
+  selectUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection (select_task_rq_fair), fixed part, on the selecting CPU. Default 0.25')),
+  selectPerCpuUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection, per CPU examined. Default 0.04')),
+  balanceUs: z.number().min(0).max(1000).optional().meta(d('One load balance pass, fixed part, on the balancing CPU. Default 1.5')),
+  balancePerCpuUs: z.number().min(0).max(1000).optional().meta(d('Load balance, per runqueue read. Default 0.06')),
+  balancePerTaskUs: z.number().min(0).max(1000).optional().meta(d('Load balance and active balance, per task examined. Default 0.1')),
+  pushUs: z.number().min(0).max(1000).optional().meta(d('One fair push attempt (short-slice v2), on the pushing CPU. Default 1')),
+  stopperUs: z.number().min(0).max(1000).optional().meta(d('One stopper run (active balance), on its CPU. Default 2'))
 })
 
 export const TOPOLOGY = z

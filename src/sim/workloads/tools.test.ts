@@ -10,7 +10,7 @@ describe('cyclictest', () => {
   it('alone on an idle CPU, every latency equals the modeled wakeup cost: idle exit + timer irq + switch (+ timer slack if fair)', () => {
     for (const [exitUs, irqUs, switchUs, slackUs, policy] of [[20, 4, 3, 0, 'other'], [35, 1, 6, 0, 'other'], [150, 2, 2, 0, 'other'], [20, 4, 3, 50, 'other'], [20, 4, 3, 50, 'fifo']] as const) {
       const r = simulateText(
-        scenarioText([{ type: 'cyclictest', periodUs: 1000, policy }], oneIdleState(2, exitUs), 200, { kernel: { timerSlackUs: slackUs, costs: { timerIrqUs: irqUs, contextSwitchUs: switchUs } } })
+        scenarioText([{ type: 'cyclictest', periodUs: 1000, policy }], oneIdleState(2, exitUs), 200, { kernel: { timerSlackUs: slackUs, costs: { timerIrqUs: irqUs, contextSwitchUs: switchUs, selectUs: 0, selectPerCpuUs: 0 } } })
       )
       const expected = exitUs + irqUs + switchUs + (policy === 'fifo' ? 0 : slackUs)
       const l = r.workloads[0].latencyUs

@@ -85,14 +85,14 @@ const HB_ROWS: [string, number, string][] = [
 ]
 
 /** One case per hackbench configuration: the preset runs one configuration at a time. */
-function hackbenchCases(seed: string, patched: string): Case[] {
+function hackbenchCases(seed: string, baseline: string, patched: string): Case[] {
   return HB_ROWS.map(([row, groups, mode]) => ({
     table: `${seed}/hackbench`,
     preset: 'hackbench-groups-rb5',
     // the published times barely change with the group count: a fixed total message count
     // (loops inversely proportional to groups), as in the author's usual hackbench runs
     sets: { 'workloads[0].groups': groups, 'workloads[0].mode': mode, 'workloads[0].loops': Math.round(4000 / groups) },
-    baseline: 'tip/sched/core',
+    baseline,
     patched,
     seeds: 5,
     rows: [row],
@@ -119,17 +119,18 @@ function hackbench003(ipc: 'pipe' | 'socket'): Case[] {
 export const CASES: Case[] = [
   ...['000', '001'].flatMap((seed) => {
     const patched = seed === '000' ? 'short-slice v1' : 'short-slice v2'
+    const baseline = seed === '000' ? 'tip/sched/core' : 'tip + v1 1-3'
     return [
-      { table: `${seed}/cyclictest`, preset: 'cyclictest-alone-rb5', baseline: 'tip/sched/core', patched, seeds: 5, value: latency('cyclictest') },
-      { table: `${seed}/cyclictest+rt-app`, preset: 'cyclictest-rtapp-rb5', baseline: 'tip/sched/core', patched, seeds: 5, value: latency('cyclictest') },
-      { table: `${seed}/cyclictest+hackbench`, preset: 'cyclictest-hackbench-rb5', baseline: 'tip/sched/core', patched, seeds: 5, value: latency('cyclictest') },
-      ...hackbenchCases(seed, patched)
+      { table: `${seed}/cyclictest`, preset: 'cyclictest-alone-rb5', baseline, patched, seeds: 5, value: latency('cyclictest') },
+      { table: `${seed}/cyclictest+rt-app`, preset: 'cyclictest-rtapp-rb5', baseline, patched, seeds: 5, value: latency('cyclictest') },
+      { table: `${seed}/cyclictest+hackbench`, preset: 'cyclictest-hackbench-rb5', baseline, patched, seeds: 5, value: latency('cyclictest') },
+      ...hackbenchCases(seed, baseline, patched)
     ]
   }),
   ...[0, 1, 2, 3].map((task) => ({
     table: `001/multi-short-slice task ${task}`,
     preset: 'short-slice-uclamp-rb5',
-    baseline: 'tip/sched/core',
+    baseline: 'tip + v1 1-3',
     patched: 'short-slice v2',
     seeds: 5,
     value: (row: string, runs: VariantResult[]) => pooledLatency(runs, 'short', row, `short-${task}`)

@@ -172,6 +172,12 @@ function report(results: RowResult[], seconds: number): string {
       const t = PUBLISHED.find((x) => `${x.seed}/${x.table}` === key)!
       lines.push(`\n## Seed ${r.row.seed}: ${r.row.table}\n`)
       lines.push(`${t.setup}. Better is ${t.rows[0].better}.\n`)
+      const cs = CASES.filter((c) => c.table === key)
+      if (cs.length > 0) {
+        const c = cs[0]
+        const sets = cs.length > 1 ? ', one run configuration per row' : c.sets ? `, with ${Object.entries(c.sets).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}` : ''
+        lines.push(`Simulated: preset \`${c.preset}\`${sets}; "${c.baseline}" against "${c.patched}", ${c.seeds} seeds${c.durationMs ? ` of ${c.durationMs} ms` : ' at the preset\'s duration'}.\n`)
+      }
       lines.push('| row | published baseline | published patched | simulated baseline | simulated patched | direction |')
       lines.push('|---|---:|---:|---:|---:|---|')
     }

@@ -5,6 +5,9 @@
  * call reaches a service.
  */
 import type { VariantResult } from './result'
+import type { ScenarioIssue } from './scenario-issue'
+
+export type { ScenarioIssue }
 
 // ---------------------------------------------------------------------------------------------
 // Data crossing the boundary
@@ -22,14 +25,6 @@ export interface ScenarioDoc {
   text: string
 }
 
-export interface ScenarioIssue {
-  path: string
-  message: string
-  line?: number
-  column?: number
-  /** Set when the issue is in another file than the scenario (an rt-app `file` reference). */
-  file?: string
-}
 
 /** A scenario that could not be accepted: the file, and one entry per problem. */
 export interface ScenarioProblem {

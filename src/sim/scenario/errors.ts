@@ -1,15 +1,9 @@
 import type { LenientDoc } from './jsonc'
 import { formatPath, type JsonPath } from './paths'
+import type { ScenarioIssue } from '../../shared/scenario-issue'
 
-export interface ScenarioIssue {
-  /** JSON path in display form, e.g. `workloads[1].periodUs` (`(root)` for the document). */
-  path: string
-  message: string
-  line?: number
-  column?: number
-  /** Set when the issue is in another file than the scenario (an rt-app `file` reference). */
-  file?: string
-}
+export type { ScenarioIssue }
+
 
 /**
  * Invalid scenario input. Carries every issue found (not only the first) so that a user fixes

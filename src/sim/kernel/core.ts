@@ -127,6 +127,9 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['wakeeFlipDecayTs', Float64Array, 0],
   ['recentUsedCpu', Int32Array, -1],
   ['lastWaker', Int32Array, -1],
+  ['wakeListNext', Int32Array, -1],
+  ['wakeFlagsPending', Int32Array, 0],
+  ['enqFlagsPending', Int32Array, 0],
   ['nrSwitches', Float64Array, 0],
   ['nrMigrations', Float64Array, 0],
   ['nrWakeups', Float64Array, 0],
@@ -196,6 +199,10 @@ export class Kernel implements TaskContext {
   recentUsedCpu!: Int32Array
   /** The task whose wakeup made this one runnable last (NIL for timers). */
   lastWaker!: Int32Array
+  /** TTWU_QUEUE wake lists: links and the flags of the pending activation. */
+  wakeListNext!: Int32Array
+  wakeFlagsPending!: Int32Array
+  enqFlagsPending!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
   nrSwitches!: Float64Array
@@ -209,6 +216,10 @@ export class Kernel implements TaskContext {
   nrRunning: Int32Array
   /** The last task that ran on each CPU (cache warmth). */
   lastTaskOn: Int32Array
+  /** Tasks on the CPU's wake list, not yet activated (rq->ttwu_pending). */
+  ttwuPending: Int32Array
+  wakeListHead: Int32Array
+  wakeListTail: Int32Array
   /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
   nrIdleQueued: Int32Array
   needResched: Uint8Array
@@ -314,6 +325,9 @@ export class Kernel implements TaskContext {
     this.nrRunning = new Int32Array(c)
     this.lastTaskOn = new Int32Array(c).fill(NIL)
     this.nrIdleQueued = new Int32Array(c)
+    this.ttwuPending = new Int32Array(c)
+    this.wakeListHead = new Int32Array(c).fill(NIL)
+    this.wakeListTail = new Int32Array(c).fill(NIL)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
     this.mode = new Uint8Array(c)
@@ -481,7 +495,7 @@ export class Kernel implements TaskContext {
 
   /** idle_cpu(): nothing running, nothing queued. */
   idleCpu(cpu: number): boolean {
-    return this.curr[cpu] === NIL && this.nrRunning[cpu] === 0
+    return this.curr[cpu] === NIL && this.nrRunning[cpu] === 0 && this.ttwuPending[cpu] === 0
   }
 
   /** available_idle_cpu() plus the SCHED_IDLE-only case select_idle_sibling accepts. */
@@ -677,6 +691,8 @@ export class Kernel implements TaskContext {
   schedule(cpu: number): void {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
+    // a wake-list IPI that already arrived while the CPU was busy leaving idle is handled now
+    if (this.ttwuPending[cpu] !== 0 && this.ipiPending[cpu] === 0) this.flushWakeList(cpu)
     const prev = this.curr[cpu]
     const outerPicking = this.pickingCpu
     this.pickingCpu = cpu
@@ -856,11 +872,60 @@ export class Kernel implements TaskContext {
       this.setTaskCpu(p, target)
       cpu = target
     }
+    if (this.f.TTWU_QUEUE && this.ttwuQueueCond(cpu)) {
+      this.ttwuQueueWakelist(cpu, p, wakeFlags, enqFlags)
+      return true
+    }
+    this.ttwuDoActivate(cpu, p, wakeFlags, enqFlags)
+    return true
+  }
+
+  /** ttwu_do_activate(): enqueue the wakee and check whether it preempts. */
+  private ttwuDoActivate(cpu: number, p: number, wakeFlags: number, enqFlags: number): void {
     this.activateTask(cpu, p, enqFlags)
     this.wakeupPreempt(cpu, p, wakeFlags)
     if (!this.isFair(p)) this.rt.taskWoken(cpu, p)
     else this.placement.taskWoken?.(cpu, p)
-    return true
+  }
+
+  /**
+   * ttwu_queue_cond(): hand the activation to the target CPU (its wake list, by IPI) when it
+   * does not share our cache, or when it is idle and will have to wake up anyway.
+   */
+  private ttwuQueueCond(cpu: number): boolean {
+    const me = this.thisCpu
+    if (me < 0) return false
+    if (this.topo.cpus[me].llc !== this.topo.cpus[cpu].llc) return true
+    if (cpu === me) return false
+    return this.nrRunning[cpu] === 0
+  }
+
+  private ttwuQueueWakelist(cpu: number, p: number, wakeFlags: number, enqFlags: number): void {
+    this.wakeFlagsPending[p] = wakeFlags
+    this.enqFlagsPending[p] = enqFlags
+    this.wakeListNext[p] = NIL
+    if (this.wakeListTail[cpu] === NIL) this.wakeListHead[cpu] = p
+    else this.wakeListNext[this.wakeListTail[cpu]] = p
+    this.wakeListTail[cpu] = p
+    this.ttwuPending[cpu]++
+    this.sendIpi(cpu)
+  }
+
+  /** sched_ttwu_pending(): the target CPU activates the tasks queued on its wake list. */
+  private flushWakeList(cpu: number): void {
+    if (this.ttwuPending[cpu] === 0) return
+    const prevThis = this.thisCpu
+    this.thisCpu = cpu
+    let p = this.wakeListHead[cpu]
+    this.wakeListHead[cpu] = NIL
+    this.wakeListTail[cpu] = NIL
+    this.ttwuPending[cpu] = 0
+    while (p !== NIL) {
+      const next = this.wakeListNext[p]
+      this.ttwuDoActivate(cpu, p, this.wakeFlagsPending[p], this.enqFlagsPending[p])
+      p = next
+    }
+    this.thisCpu = prevThis
   }
 
   /**
@@ -1310,6 +1375,7 @@ export class Kernel implements TaskContext {
   /** Idle CPU finished its interrupt: run what was queued, or go back to idle. */
   private afterIdleIrq(cpu: number): void {
     if (this.mode[cpu] !== CPU_AWAKE_IDLE) return
+    this.flushWakeList(cpu)
     if (this.nrRunning[cpu] > 0 || this.needResched[cpu] !== 0) this.schedule(cpu)
     else this.enterIdle(cpu)
   }
@@ -1317,6 +1383,7 @@ export class Kernel implements TaskContext {
   private onIpi(cpu: number): void {
     this.ipiPending[cpu] = 0
     if (this.mode[cpu] === CPU_BUSY) {
+      this.flushWakeList(cpu)
       if (this.needResched[cpu] !== 0) this.schedule(cpu)
       return
     }

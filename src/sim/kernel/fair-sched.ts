@@ -215,7 +215,7 @@ export class FairSched implements Placement, LoadHooks {
 
   /** idle_cpu() / available_idle_cpu(): nothing running or queued. */
   idleCpu(cpu: number): boolean {
-    return this.k.curr[cpu] === NIL && this.k.nrRunning[cpu] === 0
+    return this.k.idleCpu(cpu)
   }
 
   /** sched_idle_cpu(): only SCHED_IDLE tasks queued. */

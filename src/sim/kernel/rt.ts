@@ -226,6 +226,18 @@ export class RtClass {
       const p = this.pickPushable(src, this.highest[cpu])
       if (p === NIL || !k.cpuAllowed(p, cpu)) continue
       if (k.rtPrio[p] <= this.highest[cpu]) continue
+      if (k.f.RT_PUSH_IPI) {
+        // tell_cpu_to_push(): instead of taking the busy CPU's lock, IPI it to push its own
+        // waiting RT tasks (the lowest-priority CPU, likely this one, gets them)
+        k.counters.rtPushIpi = (k.counters.rtPushIpi ?? 0) + 1
+        k.at(k.now + k.cfg.costs.ipiNs, () => {
+          const prevThis = k.thisCpu
+          k.thisCpu = src
+          this.pushRtTasks(src)
+          k.thisCpu = prevThis
+        })
+        continue
+      }
       k.counters.rtPull = (k.counters.rtPull ?? 0) + 1
       k.moveQueuedTask(p, cpu)
     }

@@ -110,7 +110,9 @@ describe('short-slice-v2/15-18: EAS by OPP cost, and the slice', () => {
   function placements(features: Record<string, boolean>) {
     const cpus: number[] = []
     let runsFirst = 0
-    run(rb5Spec(), { SCHEDUTIL: true, ...features }, 200, (k) => {
+    // TTWU_QUEUE off: the check below reads the target at the activation, which the wake-list
+    // IPI would delay past the little tasks' own wakeups
+    run(rb5Spec(), { SCHEDUTIL: true, TTWU_QUEUE: false, ...features }, 200, (k) => {
       for (let c = 0; c < 4; c++) k.createTask(testAttrs(`l${c}`, { cpus: [c], sliceNs: 300_000 }), grid(5 * MS, 200_000), c)
       const w = k.createTask(testAttrs('W', { sliceNs: 1 * MS }), grid(5 * MS, 100_000), 0)
       k.onFairEnqueue = (cpu, p, flags) => {

@@ -182,7 +182,16 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   })
 
   it('cancel stops a long run', async () => {
-    const before = await ui.historyNames()
+    // the previous test's run may still be landing in the history: wait until it settles
+    let before = await ui.historyNames()
+    await expect
+      .poll(async () => {
+        const now = await ui.historyNames()
+        const settled = JSON.stringify(now) === JSON.stringify(before)
+        before = now
+        return settled
+      }, { interval: 600 })
+      .toBe(true)
     const last = JSON.parse(readFileSync(join(dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
     // A run long enough to take a minute at the speed just measured.
     const longMs = Math.min(3_600_000, Math.ceil((60_000 * last.durationMs) / Math.max(1, last.wallMs)))

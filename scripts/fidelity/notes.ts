@@ -17,6 +17,10 @@ export const NOTES: Record<string, string> = {
   '001/multi-short-slice task 1': TASK1,
   '001/multi-short-slice task 2/p50':
     'Flat in the model: a median of 58 us is the wakeup path itself (timer slack + WFI exit + switch), the same in both kernels; on the board it moved from 64 to 60 us.',
+  '001/multi-short-slice task 0/p50':
+    'Modeling limit (task identity), as for Task-1: on the board Task-0 queued behind the others in every period of the baseline (median 2589 us); in the model the four tasks share the queueing, so the median short-task wakeup is the plain wakeup path (58 us) in both kernels.',
+  '004/unreasonable-idle/4ms+':
+    'Too rare to compare: the board saw one such event in 3 x 60 s with LB_PROMOTE off; the reconstructed fillback mix gives none in 5 x 20 s in either kernel (its 2.5-4 ms events, which LB_PROMOTE removes, agree).',
   '003/hackbench-process-pipes/1':
     'Modeling limit. At low group counts NEXT_BUDDY helped on the test machine (+20 % at 1 group); in the model it costs a few % at every group count. The model\'s cache effect (a wakee that runs right after its waker skips the cache refill) is too small on the x86-2s preset (2 us of refill) to outweigh the extra switches the buddy causes. The regression from 30 groups on, the point the letter makes, is reproduced.',
   '003/hackbench-process-pipes/7': 'As for 1 group: the cache benefit of running the wakee right after its waker is under-modeled.',

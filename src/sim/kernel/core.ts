@@ -289,7 +289,8 @@ export class Kernel implements TaskContext {
   nrStopperRuns = 0
   migrations = 0
   wakeups = 0
-  counters: Record<string, number> = Object.create(null)
+  // a plain object (not null-prototype) keeps V8's fast properties for the counters bumped per event
+  counters: Record<string, number> = {}
   warnings: string[] = []
 
   /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */

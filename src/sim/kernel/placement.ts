@@ -32,9 +32,10 @@ export interface Placement {
 }
 
 /**
- * The placement used before load balancing is modeled: wakeups stay on the previous CPU when
- * allowed, forks go to the allowed CPU with the fewest runnable tasks (lowest id on ties,
- * the forking CPU first). No balancing.
+ * The placement of a bare Kernel (unit tests of the core and the fair class): wakeups stay on
+ * the previous CPU when allowed, forks go to the allowed CPU with the fewest runnable tasks
+ * (the forking CPU first, then the lowest id). No balancing. simulate() replaces it with
+ * FairSched (select_task_rq_fair, load balancing, PELT).
  */
 export class SimplePlacement implements Placement {
   constructor(private k: Kernel) {}

@@ -37,7 +37,7 @@ export function renderRunText(out: RunOutput, opts: { perSeed?: boolean } = {}):
     const wall = runs.reduce((a, v) => a + v.stats.wallMs, 0)
     const events = runs.reduce((a, v) => a + v.stats.events, 0)
     const seedText = runs.length === 1 ? `seed ${seeds[0]}` : `${runs.length} seeds (${seeds.join(', ')})`
-    parts.push('', `== ${name}, ${seedText}: ${r(runs[0].stats.simulatedMs)} ms simulated${runs.length > 1 ? ' each' : ''} in ${r(wall / 1000, 2)} s, ${events} events${runs.length === 1 ? `, ${runs[0].stats.contextSwitches} context switches, ${runs[0].stats.migrations} migrations` : ''}`)
+    parts.push('', `== ${name}, ${seedText}: ${r(runs[0].stats.simulatedMs)} ms ${howOf(runs[0])}${runs.length > 1 ? ' each' : ''} in ${r(wall / 1000, 2)} s, ${events} events${runs.length === 1 ? `, ${runs[0].stats.contextSwitches} context switches, ${runs[0].stats.migrations} migrations` : ''}`)
     const rows: string[][] = [['workload', 'type', 'samples', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
     const stats = columnStats(runs)
     for (const w of stats) {
@@ -59,12 +59,16 @@ export function renderRunText(out: RunOutput, opts: { perSeed?: boolean } = {}):
 
 const PCT_KEYS = ['p50', 'p90', 'p99', 'p99_9'] as const
 
+function howOf(v: VariantResult): string {
+  return v.source === 'real' ? 'measured on this machine' : v.source === 'trace' ? 'traced, read' : 'simulated'
+}
+
 /** Each run's own table (`--per-seed`), as `run` printed before seeds were pooled. */
 export function renderPerSeedText(out: RunOutput): string {
   const parts: string[] = []
   for (const v of out.variants) {
     const s = v.stats
-    parts.push(`-- ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms simulated in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
+    parts.push(`-- ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms ${howOf(v)} in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
     const rows: string[][] = [['workload', 'type', 'samples', 'avg', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
     for (const w of v.workloads) {
       const l = w.latencyUs

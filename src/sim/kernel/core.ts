@@ -13,6 +13,7 @@
 import { EventQueue } from '../engine/event-queue'
 import { Prng } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
+import type { LatencyBatches } from '../metrics/batches'
 import type { Topology, IdleStateSpec } from './topology-types'
 import { idleStatesOf } from './topology'
 import type { KernelConfig } from './config'
@@ -213,6 +214,8 @@ export class Kernel implements TaskContext {
   enqFlagsPending!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
+  /** Per-workload latency batches (set by simulate(); null in bare kernels). */
+  latencyBatches: LatencyBatches | null = null
   nrSwitches!: Float64Array
   nrMigrations!: Float64Array
   nrWakeups!: Float64Array
@@ -866,7 +869,11 @@ export class Kernel implements TaskContext {
     this.segStart[cpu] = start
     this.pendingStall[cpu] = 0
     if (this.wakeTs[next] >= 0) {
-      if (this.attrs[next].recordLatency) this.latency[next].record(start - this.wakeTs[next])
+      const a = this.attrs[next]
+      if (a.recordLatency) {
+        const b = this.latency[next].record(start - this.wakeTs[next])
+        if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
+      }
       this.wakeTs[next] = -1
     }
     // another task ran here since `next` last did: its working set has to come back into the

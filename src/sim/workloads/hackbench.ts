@@ -177,7 +177,8 @@ abstract class Worker implements TaskProgram {
       }
       this.begin(ch)
       this.busy = true
-      return k.run(task, this.workNs)
+      // the read or write is kernel work: under preempt none it is not preempted
+      return k.runKernel(task, this.workNs)
     }
   }
 }

@@ -9,6 +9,7 @@ import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText
 import type { CliIo, LineWriter } from './io'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
+import { traceFileName } from '../trace/line-writer'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { summarize } from '../stats/summary'
@@ -77,10 +78,6 @@ export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: 
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
-function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
-}
-
 export interface ExecuteOptions {
   /** Write an ftrace-text trace of each run into this directory. */
   traceDir?: string
@@ -100,7 +97,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     let kernel: Kernel | undefined
     if (opts.traceDir !== undefined) {
       io.mkdirp(opts.traceDir)
-      const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
+      const path = join(opts.traceDir, traceFileName(run.scenario.name, run.variant, `seed${run.seed}`))
       trace = io.openLines(path)
       io.err(`tracing ${label} to ${path}\n`)
     }

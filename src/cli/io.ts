@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { openTraceFile } from '../trace/reader'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { openLineWriter, type LineWriter } from '../trace/line-writer'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
 export interface CliIo {
@@ -20,10 +21,7 @@ export interface CliIo {
   now(): number
 }
 
-export interface LineWriter {
-  line(text: string): void
-  close(): void
-}
+export type { LineWriter }
 
 export function nodeIo(): CliIo {
   return {
@@ -34,28 +32,7 @@ export function nodeIo(): CliIo {
     readFile: (p) => readFileSync(p, 'utf8'),
     writeFile: (p, t) => writeFileSync(p, t),
     mkdirp: (p) => mkdirSync(p, { recursive: true }),
-    openLines: (p) => {
-      const fd = openSync(p, 'w')
-      let buf: string[] = []
-      let size = 0
-      const flush = (): void => {
-        if (buf.length === 0) return
-        writeSync(fd, buf.join('\n') + '\n')
-        buf = []
-        size = 0
-      }
-      return {
-        line(t) {
-          buf.push(t)
-          size += t.length
-          if (size > 1 << 20) flush()
-        },
-        close() {
-          flush()
-          closeSync(fd)
-        }
-      }
-    },
+    openLines: (p) => openLineWriter(p),
     readStream: (p) => openTraceFile(p),
     now: () => performance.now()
   }

@@ -22,6 +22,18 @@ export interface RunArgs {
   json: boolean
   out?: string
   trace: boolean
+  /** Print each seed's own table after the pooled one. */
+  perSeed: boolean
+  /** --precision WORKLOAD.METRIC:PCT: add seeds until the interval is that tight. */
+  precision?: PrecisionTarget
+  maxSeeds?: number
+}
+
+export interface PrecisionTarget {
+  workload: string
+  metric: 'p50' | 'p90' | 'p99' | 'p99_9' | 'timeSec'
+  pct: number
+  text: string
 }
 
 export interface CompareArgs extends RunArgs {
@@ -36,6 +48,7 @@ export type Command =
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
+  | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | { cmd: 'help' }
   | { cmd: 'version' }
 
@@ -43,8 +56,13 @@ export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
-               [--set PATH=VALUE]...
-      Simulate every variant x seed; a table of latency percentiles (or the result JSON).
+               [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
+      Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
+      half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
+      The JSON carries "summary" and "comparisons" (every variant against the first).
+      --precision cyclictest.p99:5 adds seeds (in parallel) until every variant's interval of
+      that figure is within 5 % of it, up to --max-seeds (default 100); METRIC: p50, p90, p99,
+      p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
@@ -57,6 +75,10 @@ export const USAGE = `usage: schedlab COMMAND [options]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
+      Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
+      \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
+      Tasks group into workloads by comm unless --workload says otherwise.
 
 SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
@@ -72,7 +94,10 @@ const RUN_OPTIONS = {
   published: { type: 'boolean' },
   json: { type: 'boolean' },
   out: { type: 'string' },
-  trace: { type: 'boolean' }
+  trace: { type: 'boolean' },
+  'per-seed': { type: 'boolean' },
+  precision: { type: 'string' },
+  'max-seeds': { type: 'string' }
 } as const
 
 const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true } } as const
@@ -94,7 +119,7 @@ function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?:
     throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
   }
   if (r.positionals.length !== positionals) {
-    throw new UsageError(positionals === 1 ? `${cmd}: expected one SCENARIO argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
+    throw new UsageError(positionals === 1 ? `${cmd}: expected one ${cmd === 'analyze' ? 'TRACE' : 'SCENARIO'} argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
   }
   return r
 }
@@ -123,8 +148,35 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     published: v.published === true,
     json: v.json === true,
     out: v.out as string | undefined,
-    trace: v.trace === true
+    trace: v.trace === true,
+    perSeed: v['per-seed'] === true,
+    precision: precisionOpt(v.precision as string | undefined),
+    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
   }
+}
+
+const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
+  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
+}
+
+/** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
+export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
+  if (v === undefined) return undefined
+  const text = v.trim()
+  const colon = text.lastIndexOf(':')
+  const target = colon > 0 ? text.slice(0, colon) : ''
+  // the workload name may itself contain dots: the metric is what follows the dot that names one
+  let workload = ''
+  let metric: PrecisionTarget['metric'] | undefined
+  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
+    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
+    workload = target.slice(0, i)
+  }
+  const pctText = colon > 0 ? text.slice(colon + 1) : ''
+  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
+  const pct = Number(pctText)
+  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
+  return { workload, metric, pct, text }
 }
 
 export function parseArgs(argv: readonly string[]): Command {
@@ -166,6 +218,10 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'analyze': {
+      const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
+      return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"`)
   }

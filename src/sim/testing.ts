@@ -6,6 +6,7 @@ import type { KernelSpec, Scenario, VariantSpec, WorkloadSpec } from './scenario
 import type { TopologySpec } from './kernel/topology-types'
 import { smpSpec } from './kernel/topology'
 import { SCHED_NORMAL, type TaskAttrs, type TaskContext, type TaskProgram } from './kernel/api'
+import { ScenarioError } from './scenario/errors'
 
 export interface QuickScenario {
   name?: string
@@ -34,6 +35,7 @@ export function quickScenario(q: QuickScenario): Scenario {
 /** One step of a scripted task program (tests). */
 export type ScriptStep =
   | { run: number }
+  | { runKernel: number; pointEvery?: number }
   | { runWall: number }
   | { sleep: number }
   | { sleepUntil: number }
@@ -60,6 +62,7 @@ export function scripted(steps: ScriptStep[], loop = true): TaskProgram {
         }
         const s = steps[i++]
         if ('run' in s) return k.run(task, s.run)
+        if ('runKernel' in s) return k.runKernel(task, s.runKernel, s.pointEvery ?? 0)
         if ('runWall' in s) return k.runFor(task, s.runWall)
         if ('sleep' in s) return k.sleepFor(task, s.sleep)
         if ('sleepUntil' in s) return k.sleepUntil(task, s.sleepUntil)
@@ -103,4 +106,15 @@ export function gridProgram(periodNs: number, runNs: number, firstNs = periodNs,
       }
     }
   }
+}
+
+/** The ScenarioError `fn` throws (fails the test when it throws nothing or something else). */
+export function issuesOf(fn: () => unknown): ScenarioError {
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof ScenarioError) return e
+    throw e
+  }
+  throw new Error('expected a ScenarioError')
 }

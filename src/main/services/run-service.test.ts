@@ -73,8 +73,12 @@ describe('RunService', () => {
     const { runs, store, events } = await setup()
     const res = runs.start({ text: scenario(['base', 'slow']), file: 'svc.json' })
     if (!res.ok) throw new Error(res.problem.message)
-    // Cancel once the slow job is demonstrably running, however long its worker took to start.
-    await vi.waitFor(() => expect(of(events, 'run-progress').length).toBeGreaterThan(0), { timeout: 30_000, interval: 20 })
+    // Cancel once the base job has finished and the slow one is demonstrably running, however
+    // long the workers took to start.
+    await vi.waitFor(() => {
+      expect(of(events, 'run-job').map((j) => j.state)).toEqual(['done'])
+      expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    }, { timeout: 30_000, interval: 20 })
     const t0 = Date.now()
     expect(runs.cancel(res.runId)).toBe(true)
     await runs.whenIdle()

@@ -22,6 +22,18 @@ export interface RunArgs {
   json: boolean
   out?: string
   trace: boolean
+  /** Print each seed's own table after the pooled one. */
+  perSeed: boolean
+  /** --precision WORKLOAD.METRIC:PCT: add seeds until the interval is that tight. */
+  precision?: PrecisionTarget
+  maxSeeds?: number
+}
+
+export interface PrecisionTarget {
+  workload: string
+  metric: 'p50' | 'p90' | 'p99' | 'p99_9' | 'timeSec'
+  pct: number
+  text: string
 }
 
 export interface CompareArgs extends RunArgs {
@@ -30,12 +42,28 @@ export interface CompareArgs extends RunArgs {
   percentiles: number[]
 }
 
+export interface SweepArgs extends RunArgs {
+  shard?: string
+  slurm: boolean
+  dryRun: boolean
+  partition?: string
+  shards?: number
+  cpusPerTask?: number
+  time?: string
+  k8s: boolean
+  image?: string
+  claim?: string
+}
+
 export type Command =
   | ({ cmd: 'run' } & RunArgs)
+  | ({ cmd: 'sweep' } & SweepArgs)
+  | { cmd: 'merge'; dirs: string[]; json: boolean; out?: string }
   | ({ cmd: 'compare' } & CompareArgs)
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
+  | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | { cmd: 'help' }
   | { cmd: 'version' }
 
@@ -43,20 +71,40 @@ export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
-               [--set PATH=VALUE]...
-      Simulate every variant x seed; a table of latency percentiles (or the result JSON).
+               [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
+      Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
+      half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
+      The JSON carries "summary" and "comparisons" (every variant against the first).
+      --precision cyclictest.p99:5 adds seeds (in parallel) until every variant's interval of
+      that figure is within 5 % of it, up to --max-seeds (default 100); METRIC: p50, p90, p99,
+      p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
+  sweep SCENARIO [run options] [--json] [--out DIR] [--shard I/N]
+      Run the scenario's "sweep" grid (paths as in --set, the product of their values) on the
+      worker pool; --shard I/N runs cells I, I+N, ... (I from 0). Prints a table per workload,
+      or with --json { "sweep": { "axes", "cells": [ { "values", "result" } ] } }.
+  sweep SCENARIO --slurm [--dry-run] [--partition P] [--shards N] [--cpus-per-task N] [--time T] [--out DIR]
+      Write an sbatch job-array script (one array task per shard) to DIR (shared storage) and
+      submit it; prints the job id and the merge command. --dry-run prints the script only.
+  sweep SCENARIO --k8s --image IMAGE --claim PVC [--shards N] [--out DIR]
+      Print a Kubernetes Indexed Job manifest doing the same (docs/cluster.md).
+  merge DIR... [--json] [--out FILE]
+      Join shard outputs (folders of sweep --out, or their sweep.json) into the whole sweep.
   validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
   patches | topologies | presets [--json]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
+      Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
+      \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
+      Tasks group into workloads by comm unless --workload says otherwise.
 
 SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
@@ -72,7 +120,24 @@ const RUN_OPTIONS = {
   published: { type: 'boolean' },
   json: { type: 'boolean' },
   out: { type: 'string' },
-  trace: { type: 'boolean' }
+  trace: { type: 'boolean' },
+  'per-seed': { type: 'boolean' },
+  precision: { type: 'string' },
+  'max-seeds': { type: 'string' }
+} as const
+
+const SWEEP_OPTIONS = {
+  ...RUN_OPTIONS,
+  shard: { type: 'string' },
+  slurm: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  partition: { type: 'string' },
+  shards: { type: 'string' },
+  'cpus-per-task': { type: 'string' },
+  time: { type: 'string' },
+  k8s: { type: 'boolean' },
+  image: { type: 'string' },
+  claim: { type: 'string' }
 } as const
 
 const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true } } as const
@@ -86,17 +151,19 @@ function intOpt(name: string, v: string | undefined, min: number, max: number): 
 }
 
 function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, positionals: number, cmd: string) {
-  let r
-  try {
-    r = nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true })
-  } catch (e) {
-    // node:util messages mention the option; drop its internal suffixes.
-    throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
-  }
+  const r = nodeParse(argv, options, cmd)
   if (r.positionals.length !== positionals) {
-    throw new UsageError(positionals === 1 ? `${cmd}: expected one SCENARIO argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
+    throw new UsageError(positionals === 1 ? `${cmd}: expected one ${cmd === 'analyze' ? 'TRACE' : 'SCENARIO'} argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
   }
   return r
+}
+
+function nodeParse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, cmd: string) {
+  try {
+    return nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
+  }
 }
 
 function setArgs(v: string[] | undefined): SetArg[] {
@@ -107,7 +174,7 @@ function setArgs(v: string[] | undefined): SetArg[] {
   })
 }
 
-function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS): RunArgs & { values: Record<string, unknown> } {
+function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS | typeof SWEEP_OPTIONS): RunArgs & { values: Record<string, unknown> } {
   const r = parse(argv, options, 1, cmd)
   const v = r.values as Record<string, string | string[] | boolean | undefined>
   return {
@@ -123,8 +190,35 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     published: v.published === true,
     json: v.json === true,
     out: v.out as string | undefined,
-    trace: v.trace === true
+    trace: v.trace === true,
+    perSeed: v['per-seed'] === true,
+    precision: precisionOpt(v.precision as string | undefined),
+    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
   }
+}
+
+const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
+  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
+}
+
+/** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
+export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
+  if (v === undefined) return undefined
+  const text = v.trim()
+  const colon = text.lastIndexOf(':')
+  const target = colon > 0 ? text.slice(0, colon) : ''
+  // the workload name may itself contain dots: the metric is what follows the dot that names one
+  let workload = ''
+  let metric: PrecisionTarget['metric'] | undefined
+  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
+    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
+    workload = target.slice(0, i)
+  }
+  const pctText = colon > 0 ? text.slice(colon + 1) : ''
+  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
+  const pct = Number(pctText)
+  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
+  return { workload, metric, pct, text }
 }
 
 export function parseArgs(argv: readonly string[]): Command {
@@ -154,6 +248,37 @@ export function parseArgs(argv: readonly string[]): Command {
       if (values.md === true && a.json) throw new UsageError('compare: --md and --json exclude each other')
       return { cmd: 'compare', ...a, md: values.md === true, percentiles }
     }
+    case 'sweep': {
+      const { values: v, ...a } = runArgs(rest, 'sweep', SWEEP_OPTIONS)
+      if (a.precision) throw new UsageError('sweep: --precision is for run (a sweep cell runs its seeds)')
+      if (a.trace) throw new UsageError('sweep: --trace is for run')
+      const str = (k: string): string | undefined => v[k] as string | undefined
+      const sw: SweepArgs = {
+        ...a,
+        shard: str('shard'),
+        slurm: v.slurm === true,
+        dryRun: v['dry-run'] === true,
+        partition: str('partition'),
+        shards: intOpt('shards', str('shards'), 1, 10000),
+        cpusPerTask: intOpt('cpus-per-task', str('cpus-per-task'), 1, 1024),
+        time: str('time'),
+        k8s: v.k8s === true,
+        image: str('image'),
+        claim: str('claim')
+      }
+      if (sw.slurm && sw.k8s) throw new UsageError('sweep: --slurm and --k8s exclude each other')
+      if ((sw.slurm || sw.k8s) && sw.shard) throw new UsageError('sweep: --shard is what each cluster task runs; leave it out with --slurm or --k8s')
+      if (sw.dryRun && !sw.slurm) throw new UsageError('sweep: --dry-run goes with --slurm')
+      if (sw.k8s && (!sw.image || !sw.claim)) throw new UsageError('sweep: --k8s needs --image IMAGE and --claim PVC')
+      if (sw.partition !== undefined && !/^[\w.,-]+$/.test(sw.partition)) throw new UsageError(`--partition: not a partition name: "${sw.partition}"`)
+      if (sw.time !== undefined && !/^[\d:-]+$/.test(sw.time)) throw new UsageError(`--time: expected a Slurm time limit (MM, HH:MM:SS, D-HH), got "${sw.time}"`)
+      return { cmd: 'sweep', ...sw }
+    }
+    case 'merge': {
+      const r = nodeParse(rest, { json: { type: 'boolean' }, out: { type: 'string' } }, 'merge')
+      if (r.positionals.length === 0) throw new UsageError('merge: expected one or more shard folders (schedlab merge DIR/shard-*)')
+      return { cmd: 'merge', dirs: r.positionals, json: r.values.json === true, out: r.values.out as string | undefined }
+    }
     case 'validate': {
       const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
       return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
@@ -166,6 +291,10 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'analyze': {
+      const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
+      return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"`)
   }

@@ -7,26 +7,36 @@ import type { CompareArgs, RunArgs } from './args'
 import { InputError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo, LineWriter } from './io'
-import { attachTracer, DEFAULT_TRACE_LINES } from '../sim/metrics/trace'
+import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
+import type { Kernel } from '../sim/kernel/core'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { summarize } from '../stats/summary'
+import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
-/** Read SCENARIO: a file path, else a preset id. */
-export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
-  let file = arg
-  let text: string
+export interface LoadOptions {
+  topology?: string
+  durationMs?: number
+  maxEvents?: number
+  sets?: SetArg[]
+}
+
+/** SCENARIO's text: a file path, else a preset id. */
+export function readScenarioText(arg: string, io: CliIo): { file: string; text: string } {
   if (io.exists(arg)) {
     try {
-      text = io.readFile(arg)
+      return { file: arg, text: io.readFile(arg) }
     } catch (e) {
       throw new InputError(`${arg}: cannot read: ${(e as Error).message}`)
     }
-  } else {
-    const preset = readPreset(arg.replace(/\.json$/, ''))
-    if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
-    file = preset.file
-    text = preset.text
   }
+  const preset = readPreset(arg.replace(/\.json$/, ''))
+  if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
+  return { file: preset.file, text: preset.text }
+}
+
+/** Parse scenario text with the command-line options (`file` names it in messages and resolves includes). */
+export function parseScenarioText(text: string, file: string, io: CliIo, opts: LoadOptions): Scenario {
   if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
   return parseScenario(text, file, {
     topology: opts.topology,
@@ -39,6 +49,12 @@ export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; 
   })
 }
 
+/** Read SCENARIO: a file path, else a preset id. */
+export function loadScenario(arg: string, io: CliIo, opts: LoadOptions): Scenario {
+  const { file, text } = readScenarioText(arg, io)
+  return parseScenarioText(text, file, io, opts)
+}
+
 function printWarnings(s: Scenario, io: CliIo): void {
   for (const w of s.warnings ?? []) io.err(`warning: ${w}\n`)
 }
@@ -47,6 +63,11 @@ function printWarnings(s: Scenario, io: CliIo): void {
 export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
   const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets })
   printWarnings(s, io)
+  return expandFor(s, a)
+}
+
+/** The runs of a parsed scenario under the run options (--variant, --seed, --seeds, --published). */
+export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: RunSpec[] } {
   let durationMs = a.durationMs
   if (a.published) {
     if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
@@ -75,7 +96,8 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     let printed = false
     const label = `[${i + 1}/${runs.length}] ${run.variant}, seed ${run.seed}`
     let trace: LineWriter | undefined
-    let traced: { lines(): number } | undefined
+    let traced: Tracer | undefined
+    let kernel: Kernel | undefined
     if (opts.traceDir !== undefined) {
       io.mkdirp(opts.traceDir)
       const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
@@ -83,7 +105,12 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
       io.err(`tracing ${label} to ${path}\n`)
     }
     const result = sim(run.scenario, run.variantIndex, run.seed, {
-      configure: trace ? (k) => (traced = attachTracer(k, { emit: (l) => trace?.line(l) })) : undefined,
+      configure: trace
+        ? (k) => {
+            kernel = k
+            traced = attachTracer(k, { emit: (l) => trace?.line(l), workloads: run.scenario.workloads.map((w) => ({ name: w.name, type: w.type })) })
+          }
+        : undefined,
       onProgress(simNs, durationNs) {
         const now = io.now()
         if (now - started < 1000 || now - lastPrint < (io.errIsTty ? 200 : 2000)) return
@@ -94,6 +121,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
         io.err(io.errIsTty ? `\r${line}\u001b[K` : `${line}\n`)
       }
     })
+    if (traced && kernel) traced.finish(kernel.now)
     trace?.close()
     if (traced && traced.lines() >= DEFAULT_TRACE_LINES) io.err(`${label}: the trace stopped after ${DEFAULT_TRACE_LINES} lines; shorten the run for a full one\n`)
     if (printed) io.err(io.errIsTty ? `\r${label}: done in ${((io.now() - started) / 1000).toFixed(1)} s\u001b[K\n` : `${label}: done\n`)
@@ -109,12 +137,26 @@ function writeOut(dir: string, scenario: Scenario, output: RunOutput, io: CliIo)
   io.err(`wrote ${join(dir, 'result.json')} and scenario.json\n`)
 }
 
+/** The result object of `run --json`: the runs, then their statistics (DESIGN.md). */
+export function runOutput(scenario: string, variants: VariantResult[]): RunOutput & ReturnType<typeof summarize> {
+  return { scenario, variants, ...summarize(variants) }
+}
+
 export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
-  const variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
-  const output: RunOutput = { scenario: scenario.name, variants }
+  let extra: { precision?: PrecisionReport } = {}
+  let variants: VariantResult[]
+  if (a.precision) {
+    if (a.trace) throw new InputError('--precision and --trace exclude each other (trace one seed with --seed N)')
+    const p = await runPrecision(a, a.precision, scenario, runs, io, simulate)
+    variants = p.results
+    extra = { precision: p.report }
+  } else {
+    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
+  }
+  const output = { ...runOutput(scenario.name, variants), ...extra }
   if (a.out) writeOut(a.out, scenario, output, io)
-  io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output))
+  io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output, { perSeed: a.perSeed }) + precisionText(extra.precision))
   return 0
 }
 

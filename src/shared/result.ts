@@ -42,14 +42,38 @@ export interface WorkloadResult {
   type: string
   latencyUs: LatencySummary
   latencyHist?: HistogramData
+  /** Latency counts per batch of simulated time: intervals within one run (docs/statistics.md). */
+  latencyBatches?: LatencyBatches
   /** hackbench: seconds from release to the last worker done. */
   timeSec?: number
+  /** hackbench: its rounds in consecutive batches, for an interval on timeSec. */
+  timeBatches?: TimeBatches
+  /** From a trace (analyze, real runs): latency from sched_waking to the switch-in. */
+  wakeupLatencyUs?: LatencySummary
   /** schbench: request latency (usleep + work), microseconds. */
   requestLatencyUs?: LatencySummary
   /** Free-form per-workload figures (rps, loops done, ...). */
   extra?: Record<string, number>
   /** Per-thread figures of the workload's own log (rt-app: wu_lat, slack, period, run per loop). */
   threads?: ThreadMetrics[]
+}
+
+/**
+ * Latency sample counts of one run per batch of simulated time (src/sim/metrics/batches.ts), in
+ * coarse buckets of 2^shift histogram buckets: counts[b][i] is batch b's count in coarse bucket
+ * lo + i (trailing zeros dropped; an empty batch is []). Batches of several runs concatenate.
+ */
+export interface LatencyBatches {
+  batchMs: number
+  shift: number
+  lo: number
+  counts: number[][]
+}
+
+/** Rounds of a workload (hackbench) in consecutive batches: the sum of their times and their number. */
+export interface TimeBatches {
+  sumSec: number[]
+  count: number[]
 }
 
 /** count, min, average and max of a per-iteration figure, microseconds (may be negative: slack). */
@@ -77,6 +101,11 @@ export interface TaskResult {
   wakeups: number
   /** CPU the task was on when the run ended. */
   lastCpu: number
+  /** From a trace: the task's comm and thread id (then `name` is "comm-tid"). */
+  comm?: string
+  tid?: number
+  /** From a trace: latency from sched_waking to the switch-in. */
+  wakeupLatencyUs?: LatencySummary
 }
 
 export interface CpuResult {
@@ -102,14 +131,58 @@ export interface VariantResult {
   tasks: TaskResult[]
   cpus: CpuResult[]
   unreasonableIdle: UnreasonableIdle
+  /**
+   * Replicas pooled in this result (parallel replicas of one long run): its batches are those
+   * of all replicas, so intervals use them all. Absent means 1.
+   */
+  replicas?: number
   /** Additional counters (balance attempts, per-level migrations, ...). */
   counters?: Record<string, number>
   warnings?: string[]
+  /** Where the figures come from: the simulator (absent), this machine's kernel, or a trace file. */
+  source?: ResultSource
+  /** Results read from a trace: what the reader saw (src/trace/analyzer.ts). */
+  trace?: TraceSummary
+  /** Real runs: the machine during this run (src/real). */
+  host?: HostRecord
+}
+
+export type ResultSource = 'sim' | 'real' | 'trace'
+
+export interface TraceSummary {
+  /** Latency counted from requested hrtimer expiries (the trace has hrtimer sleep events). */
+  timerLatency: boolean
+  spanMs: number
+  events: number
+  lines?: number
+  otherEvents?: number
+  malformed?: number
+  malformedExamples?: { line: number; text: string; reason: string }[]
+  /** Events the kernel dropped or overwrote (ring buffer overruns). */
+  lostEvents?: number
+}
+
+/**
+ * The machine a real run ran on (DESIGN.md "The real-kernel lab"): kernel release, CPUs, HZ,
+ * preemption model, load average before and after, CPU time of processes that were not ours
+ * during the run, and whether that was enough to distort latencies.
+ */
+export interface HostRecord {
+  kernel: string
+  cpus: number
+  hz: number | null
+  preempt: string | null
+  loadavg: { before: number[]; after: number[] }
+  foreignCpuSec: number
+  contaminated: boolean
+  [extra: string]: unknown
 }
 
 export interface RunOutput {
   scenario: string
   variants: VariantResult[]
+  source?: ResultSource
+  host?: HostRecord
 }
 
 export const EMPTY_LATENCY: LatencySummary = Object.freeze({

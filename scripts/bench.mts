@@ -7,55 +7,10 @@
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { simulateDetailed } from '../src/sim/index'
-import { quickScenario, type QuickScenario } from '../src/sim/testing'
-import type { TopologySpec } from '../src/sim/kernel/topology-types'
+import { quickScenario } from '../src/sim/testing'
+import { BENCH_SCENARIOS } from '../src/sim/bench-scenarios'
 import { EventQueue } from '../src/sim/engine/event-queue'
 import { Prng } from '../src/sim/engine/prng'
-import { power11Spec, rb5Spec } from '../src/sim/kernel/topologies'
-
-interface BenchScenario {
-  name: string
-  scenario: QuickScenario
-}
-
-export const BENCH_SCENARIOS: BenchScenario[] = [
-  {
-    name: '1cpu-4hogs-1periodic',
-    scenario: {
-      topology: 1, durationMs: 10_000, kernel: { hz: 250 },
-      workloads: [
-        { type: 'hog', name: 'hog', count: 4 },
-        { type: 'periodic', name: 'p', count: 1, runUs: 300, periodUs: 1000, sliceUs: 100 }
-      ]
-    }
-  },
-  {
-    name: '8cpu-16periodic-8hogs',
-    scenario: {
-      topology: 8, durationMs: 10_000, kernel: { hz: 250 },
-      workloads: [
-        { type: 'hog', name: 'hog', count: 8 },
-        { type: 'periodic', name: 'p', count: 16, runUs: 400, periodUs: 2000, sliceUs: 300, staggerUs: 97 }
-      ]
-    }
-  },
-  // Placement and balancing (issue 3): EAS + schedutil on rb5, and the 160-CPU POWER topology
-  // at 16 and 320 tasks (per-event cost must grow no faster than log(tasks)).
-  periodicOn('rb5-16periodic-eas', rb5Spec(), 16, 10_000, { SCHEDUTIL: true }),
-  periodicOn('power11-160-320tasks', power11Spec(), 320, 2_000),
-  periodicOn('power11-160-16tasks', power11Spec(), 16, 20_000)
-]
-
-/** `count` tasks running 1 ms every 10 ms, their wakeups spread over the period. */
-function periodicOn(name: string, topology: TopologySpec, count: number, durationMs: number, features: Record<string, boolean> = {}): BenchScenario {
-  return {
-    name,
-    scenario: {
-      topology, durationMs, kernel: { hz: 250, features },
-      workloads: [{ type: 'periodic', name: 'p', count, runUs: 1000, periodUs: 10_000, staggerUs: Math.floor(10_000 / count) }]
-    }
-  }
-}
 
 /** Cost per event at 320 tasks over 16 tasks on power11-160, against log(320)/log(16). */
 function taskScaling(rows: Record<string, number | string>[]): string | null {

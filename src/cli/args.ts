@@ -36,6 +36,7 @@ export type Command =
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
+  | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | { cmd: 'help' }
   | { cmd: 'version' }
 
@@ -57,6 +58,10 @@ export const USAGE = `usage: schedlab COMMAND [options]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
+      Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
+      \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
+      Tasks group into workloads by comm unless --workload says otherwise.
 
 SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
@@ -94,7 +99,7 @@ function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?:
     throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
   }
   if (r.positionals.length !== positionals) {
-    throw new UsageError(positionals === 1 ? `${cmd}: expected one SCENARIO argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
+    throw new UsageError(positionals === 1 ? `${cmd}: expected one ${cmd === 'analyze' ? 'TRACE' : 'SCENARIO'} argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
   }
   return r
 }
@@ -166,6 +171,10 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'analyze': {
+      const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
+      return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"`)
   }

@@ -169,7 +169,7 @@ describe('schedlab commands (on the simulator)', () => {
     const switches = trace.filter((l) => l.includes('sched_switch:'))
     expect(switches.filter((l) => !l.includes('next_pid=0 ')).length).toBe(r.stats.contextSwitches)
     expect(trace.filter((l) => l.includes('sched_waking:')).length).toBe(r.stats.wakeups)
-    expect(switches[0]).toMatch(/^\s+<idle>-0 \[00\d\] +0\.\d{6}: sched_switch: prev_comm=swapper\/\d prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cyclictest-0 next_pid=1 next_prio=120$/)
+    expect(switches[0]).toMatch(/^\s+<idle>-0 \[00\d\] +0\.\d{9}: sched_switch: prev_comm=swapper\/\d prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cyclictest-0 next_pid=1 next_prio=120$/)
   })
 
   it('--published runs the published duration; without one it is a usage error', async () => {

@@ -7,7 +7,8 @@ import type { CompareArgs, RunArgs } from './args'
 import { InputError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo, LineWriter } from './io'
-import { attachTracer, DEFAULT_TRACE_LINES } from '../sim/metrics/trace'
+import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
+import type { Kernel } from '../sim/kernel/core'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 
@@ -75,7 +76,8 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     let printed = false
     const label = `[${i + 1}/${runs.length}] ${run.variant}, seed ${run.seed}`
     let trace: LineWriter | undefined
-    let traced: { lines(): number } | undefined
+    let traced: Tracer | undefined
+    let kernel: Kernel | undefined
     if (opts.traceDir !== undefined) {
       io.mkdirp(opts.traceDir)
       const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
@@ -83,7 +85,12 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
       io.err(`tracing ${label} to ${path}\n`)
     }
     const result = sim(run.scenario, run.variantIndex, run.seed, {
-      configure: trace ? (k) => (traced = attachTracer(k, { emit: (l) => trace?.line(l) })) : undefined,
+      configure: trace
+        ? (k) => {
+            kernel = k
+            traced = attachTracer(k, { emit: (l) => trace?.line(l), workloads: run.scenario.workloads.map((w) => ({ name: w.name, type: w.type })) })
+          }
+        : undefined,
       onProgress(simNs, durationNs) {
         const now = io.now()
         if (now - started < 1000 || now - lastPrint < (io.errIsTty ? 200 : 2000)) return
@@ -94,6 +101,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
         io.err(io.errIsTty ? `\r${line}\u001b[K` : `${line}\n`)
       }
     })
+    if (traced && kernel) traced.finish(kernel.now)
     trace?.close()
     if (traced && traced.lines() >= DEFAULT_TRACE_LINES) io.err(`${label}: the trace stopped after ${DEFAULT_TRACE_LINES} lines; shorten the run for a full one\n`)
     if (printed) io.err(io.errIsTty ? `\r${label}: done in ${((io.now() - started) / 1000).toFixed(1)} s\u001b[K\n` : `${label}: done\n`)

@@ -23,7 +23,8 @@ export function renderRunText(out: RunOutput): string {
   const parts: string[] = [`scenario: ${out.scenario}`]
   for (const v of out.variants) {
     const s = v.stats
-    parts.push('', `== ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms simulated in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
+    const how = v.source === 'real' ? 'measured on this machine' : v.source === 'trace' ? 'traced, read' : 'simulated'
+    parts.push('', `== ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms ${how} in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
     const rows: string[][] = [['workload', 'type', 'samples', 'avg', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
     for (const w of v.workloads) {
       const l = w.latencyUs

@@ -2,6 +2,7 @@ import { ScenarioError } from '../sim/scenario'
 import { InputError, parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
+import { analyzeCommand } from './analyze'
 import type { SimulateFn } from './simulator'
 
 /**
@@ -31,6 +32,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return listCommand(c.cmd, c.json, io)
       case 'serve':
         return await serve(c.args, io)
+      case 'analyze':
+        return await analyzeCommand(c, io)
     }
   } catch (e) {
     if (e instanceof ScenarioError) {

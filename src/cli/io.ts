@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream'
+import { openTraceFile } from '../trace/reader'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
@@ -12,6 +14,8 @@ export interface CliIo {
   mkdirp(path: string): void
   /** A file written line by line (traces), buffered. */
   openLines(path: string): LineWriter
+  /** A file as a byte stream (traces: gunzipped when compressed; "-" is stdin). */
+  readStream(path: string): Readable
   /** Wall clock in ms, for progress only (never inside the simulation). */
   now(): number
 }
@@ -52,6 +56,7 @@ export function nodeIo(): CliIo {
         }
       }
     },
+    readStream: (p) => openTraceFile(p),
     now: () => performance.now()
   }
 }
@@ -80,6 +85,9 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
       io.files[p] = t
     },
     mkdirp() {},
+    readStream(p: string) {
+      return p in io.files ? Readable.from([io.files[p]]) : openTraceFile(p)
+    },
     openLines(p: string) {
       const lines: string[] = []
       return {

@@ -44,6 +44,8 @@ export interface WorkloadResult {
   latencyHist?: HistogramData
   /** hackbench: seconds from release to the last worker done. */
   timeSec?: number
+  /** From a trace (analyze, real runs): latency from sched_waking to the switch-in. */
+  wakeupLatencyUs?: LatencySummary
   /** schbench: request latency (usleep + work), microseconds. */
   requestLatencyUs?: LatencySummary
   /** Free-form per-workload figures (rps, loops done, ...). */
@@ -77,6 +79,11 @@ export interface TaskResult {
   wakeups: number
   /** CPU the task was on when the run ended. */
   lastCpu: number
+  /** From a trace: the task's comm and thread id (then `name` is "comm-tid"). */
+  comm?: string
+  tid?: number
+  /** From a trace: latency from sched_waking to the switch-in. */
+  wakeupLatencyUs?: LatencySummary
 }
 
 export interface CpuResult {
@@ -105,11 +112,50 @@ export interface VariantResult {
   /** Additional counters (balance attempts, per-level migrations, ...). */
   counters?: Record<string, number>
   warnings?: string[]
+  /** Where the figures come from: the simulator (absent), this machine's kernel, or a trace file. */
+  source?: ResultSource
+  /** Results read from a trace: what the reader saw (src/trace/analyzer.ts). */
+  trace?: TraceSummary
+  /** Real runs: the machine during this run (src/real). */
+  host?: HostRecord
+}
+
+export type ResultSource = 'sim' | 'real' | 'trace'
+
+export interface TraceSummary {
+  /** Latency counted from requested hrtimer expiries (the trace has hrtimer sleep events). */
+  timerLatency: boolean
+  spanMs: number
+  events: number
+  lines?: number
+  otherEvents?: number
+  malformed?: number
+  malformedExamples?: { line: number; text: string; reason: string }[]
+  /** Events the kernel dropped or overwrote (ring buffer overruns). */
+  lostEvents?: number
+}
+
+/**
+ * The machine a real run ran on (DESIGN.md "The real-kernel lab"): kernel release, CPUs, HZ,
+ * preemption model, load average before and after, CPU time of processes that were not ours
+ * during the run, and whether that was enough to distort latencies.
+ */
+export interface HostRecord {
+  kernel: string
+  cpus: number
+  hz: number | null
+  preempt: string | null
+  loadavg: { before: number[]; after: number[] }
+  foreignCpuSec: number
+  contaminated: boolean
+  [extra: string]: unknown
 }
 
 export interface RunOutput {
   scenario: string
   variants: VariantResult[]
+  source?: ResultSource
+  host?: HostRecord
 }
 
 export const EMPTY_LATENCY: LatencySummary = Object.freeze({

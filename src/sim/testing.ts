@@ -6,6 +6,7 @@ import type { KernelSpec, Scenario, VariantSpec, WorkloadSpec } from './scenario
 import type { TopologySpec } from './kernel/topology-types'
 import { smpSpec } from './kernel/topology'
 import { SCHED_NORMAL, type TaskAttrs, type TaskContext, type TaskProgram } from './kernel/api'
+import { ScenarioError } from './scenario/errors'
 
 export interface QuickScenario {
   name?: string
@@ -103,4 +104,15 @@ export function gridProgram(periodNs: number, runNs: number, firstNs = periodNs,
       }
     }
   }
+}
+
+/** The ScenarioError `fn` throws (fails the test when it throws nothing or something else). */
+export function issuesOf(fn: () => unknown): ScenarioError {
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof ScenarioError) return e
+    throw e
+  }
+  throw new Error('expected a ScenarioError')
 }

@@ -249,6 +249,8 @@ export class Kernel implements TaskContext {
    * idle CPU's interrupt): it delays the next task this CPU switches to.
    */
   schedStall: Float64Array
+  /** When the current task began to run after its switch (the instant its latency ends). */
+  switchStart: Float64Array
   busyNs: Float64Array
   sysNs: Float64Array
   lastBusyStart: Float64Array
@@ -352,6 +354,7 @@ export class Kernel implements TaskContext {
     this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
     this.wakeDoneAt = new Float64Array(c)
     this.schedStall = new Float64Array(c)
+    this.switchStart = new Float64Array(c)
     this.busyNs = new Float64Array(c)
     this.sysNs = new Float64Array(c)
     this.lastBusyStart = new Float64Array(c)
@@ -818,6 +821,7 @@ export class Kernel implements TaskContext {
     const sw = Math.ceil(this.cfg.costs.contextSwitchWorkNs / this.cpuRate[cpu])
     this.sysNs[cpu] += sw
     const start = this.now + sw + this.schedStall[cpu]
+    this.switchStart[cpu] = start
     this.schedStall[cpu] = 0
     this.segStart[cpu] = start
     this.pendingStall[cpu] = 0

@@ -35,6 +35,12 @@ export function formatIssues(file: string, issues: readonly ScenarioIssue[]): st
     .join('\n')
 }
 
+/** Quoted user text in messages (unknown names, values) is cut short: a name can be megabytes. */
+export function clipQuoted(message: string, max = 60): string {
+  if (message.length < max * 2) return message
+  return message.replace(/"([^"]*)"/g, (m, inner: string) => (inner.length > max ? `"${inner.slice(0, max - 3)}..."` : m))
+}
+
 /**
  * Collects errors and warnings for one text document, locating each by its JSON path, or by an
  * explicit text offset where a path is ambiguous (duplicate rt-app keys).
@@ -42,6 +48,8 @@ export function formatIssues(file: string, issues: readonly ScenarioIssue[]): st
 export class IssueSink {
   readonly issues: ScenarioIssue[] = []
   readonly warnings: string[] = []
+  /** Paths already reported as a whole (reserved keys): later issues at or below them are noise. */
+  private readonly claimed: string[] = []
 
   constructor(
     readonly file: string,
@@ -54,14 +62,22 @@ export class IssueSink {
   }
 
   error(path: JsonPath, message: string, offset?: number): void {
-    this.issues.push({ path: formatPath(path), message, ...(this.where(path, offset) ?? {}) })
+    const p = formatPath(path)
+    if (this.claimed.some((c) => p === c || p.startsWith(c + '.') || p.startsWith(c + '['))) return
+    this.issues.push({ path: p, message: clipQuoted(message), ...(this.where(path, offset) ?? {}) })
+  }
+
+  /** Report an issue that covers its path and everything below it: no other issue is added there. */
+  claim(path: JsonPath, message: string, offset?: number): void {
+    this.error(path, message, offset)
+    this.claimed.push(formatPath(path))
   }
 
   /** A finding that does not stop the run; located like errors so users can find it. */
   warn(path: JsonPath, message: string, offset?: number): void {
     const loc = this.where(path, offset)
     const at = loc ? `${this.file}:${loc.line}:${loc.column}` : this.file
-    const line = `${at}: ${formatPath(path)}: ${message}`
+    const line = `${at}: ${formatPath(path)}: ${clipQuoted(message)}`
     if (!this.warnings.includes(line)) this.warnings.push(line)
   }
 

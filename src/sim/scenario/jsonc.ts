@@ -1,4 +1,4 @@
-import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser'
 import type { JsonPath } from './paths'
 
 /**
@@ -81,6 +81,54 @@ const MESSAGES: Record<string, string> = {
 
 const MAX_SYNTAX_ERRORS = 3
 
+/**
+ * Deepest nesting of objects and arrays accepted. A real scenario nests about 8 levels (rt-app
+ * phases); thousands of levels exist only to overflow the stack of recursive readers, ours and
+ * jsonc-parser's, so they are refused before any of them runs.
+ */
+export const MAX_NESTING = 256
+
+/** jsonc-parser's SyntaxKind values (an ambient const enum, which isolated modules cannot read). */
+const TOKEN = { OpenBrace: 1, CloseBrace: 2, OpenBracket: 3, CloseBracket: 4, Comma: 5, String: 10, EOF: 17 } as const
+
+/**
+ * The first place where `text` nests deeper than `max` levels, with its JSON path, or null. A
+ * flat token scan (no recursion), so any depth is safe to check.
+ */
+export function nestingError(text: string, max = MAX_NESTING): { offset: number; path: JsonPath } | null {
+  // One frame per open object or array: the array index, or the object key last seen.
+  type Frame = { array: boolean; key: string | number | undefined; expectKey: boolean }
+  const stack: Frame[] = []
+  const scanner = createScanner(text, true)
+  for (let tok: number = scanner.scan(); tok !== TOKEN.EOF; tok = scanner.scan()) {
+    const top = stack[stack.length - 1]
+    switch (tok) {
+      case TOKEN.OpenBrace:
+      case TOKEN.OpenBracket:
+        if (stack.length >= max) {
+          return { offset: scanner.getTokenOffset(), path: stack.map((f) => f.key).filter((k) => k !== undefined) }
+        }
+        stack.push(tok === TOKEN.OpenBracket ? { array: true, key: 0, expectKey: false } : { array: false, key: undefined, expectKey: true })
+        break
+      case TOKEN.CloseBrace:
+      case TOKEN.CloseBracket:
+        stack.pop()
+        break
+      case TOKEN.Comma:
+        if (top?.array) top.key = (top.key as number) + 1
+        else if (top) top.expectKey = true
+        break
+      case TOKEN.String:
+        if (top && !top.array && top.expectKey) {
+          top.key = scanner.getTokenValue()
+          top.expectKey = false
+        }
+        break
+    }
+  }
+  return null
+}
+
 export function readLenient(text: string): LenientDoc {
   const lineStarts = computeLineStarts(text)
   const lineCol = (offset: number): { line: number; column: number } => {
@@ -94,6 +142,12 @@ export function readLenient(text: string): LenientDoc {
     return { line: lo + 1, column: offset - lineStarts[lo] + 1 }
   }
 
+  const deep = nestingError(text)
+  if (deep) {
+    const at = lineCol(deep.offset)
+    const errors = [{ path: deep.path, message: `nested deeper than ${MAX_NESTING} levels (arrays and objects inside each other); a scenario needs a handful`, ...at }]
+    return { text, root: undefined, errors, lineCol, locate: () => at, at: () => undefined }
+  }
   const raw: ParseError[] = []
   const tree = text.trim() === '' ? undefined : parseTree(text, raw, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
   const root = tree ? convert(tree) : undefined
@@ -166,6 +220,26 @@ function collectNumberErrors(v: JValue, path: JsonPath, out: SyntaxIssue[], line
   } else if (v.kind === 'array') {
     v.items.forEach((it, i) => collectNumberErrors(it, [...path, i], out, lineCol))
   }
+}
+
+/**
+ * Keys that name JavaScript's object machinery. No scenario or rt-app field has these names; a
+ * plain-object reader (zod records among them) would drop `__proto__` silently or treat it as
+ * the prototype, so they are found here and reported as unknown fields.
+ */
+export const RESERVED_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype']
+
+export function reservedKeys(v: JValue | undefined, path: JsonPath = []): { path: JsonPath; key: string; keyOffset: number }[] {
+  const out: { path: JsonPath; key: string; keyOffset: number }[] = []
+  if (v?.kind === 'object') {
+    for (const e of v.entries) {
+      if (RESERVED_KEYS.includes(e.key)) out.push({ path: [...path, e.key], key: e.key, keyOffset: e.keyOffset })
+      else out.push(...reservedKeys(e.value, [...path, e.key]))
+    }
+  } else if (v?.kind === 'array') {
+    v.items.forEach((it, i) => out.push(...reservedKeys(it, [...path, i])))
+  }
+  return out
 }
 
 /** Last entry with this key: the one a plain JSON reader (and json-c) keeps. */

@@ -5,16 +5,8 @@ import { estimateEvents, expandRuns, importRtApp, parseScenario, ScenarioError, 
 import { scenarioReferenceMarkdown } from './docs'
 import { WORKLOAD_TYPES } from './schema'
 import type { CyclictestWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
+import { issuesOf } from '../testing'
 
-const issuesOf = (fn: () => unknown): ScenarioError => {
-  try {
-    fn()
-  } catch (e) {
-    if (e instanceof ScenarioError) return e
-    throw e
-  }
-  throw new Error('expected a ScenarioError')
-}
 
 const base = { topology: 'smp-4', workloads: [{ type: 'hog' }] }
 

@@ -3,7 +3,7 @@ import { buildTopology } from '../kernel/topology'
 import type { TopologySpec } from '../kernel/topology-types'
 import { IssueSink, ScenarioError } from './errors'
 import { estimateEvents, formatCount as fmtCount } from './estimate'
-import { lastEntry, readLenient, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
+import { lastEntry, readLenient, reservedKeys, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
 import { formatPath, type JsonPath } from './paths'
 import { isFair, readRtApp, type RtAppContext } from './rtapp'
@@ -51,6 +51,7 @@ export function parseScenario(text: string, file: string, opts: ParseOptions = {
     sink.error([], 'a scenario must be a JSON object')
     sink.throwIfAny()
   }
+  claimReservedKeys(root, [], sink)
   const obj = root as JObject
   if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents })
 
@@ -63,6 +64,11 @@ export function parseScenario(text: string, file: string, opts: ParseOptions = {
   const workloads = rawWorkloads.map((w, i) => validateInto(WORKLOAD, w, sink, ['workloads', i], doc.at(['workloads', i])))
   if (!top) sink.throwIfAny()
   return normalize({ ...(top as ScenarioParsed), workloads: workloads as WorkloadParsed[] }, doc, sink, file, opts)
+}
+
+/** `__proto__`, `constructor`, `prototype` anywhere: unknown fields, and nothing else said below them. */
+function claimReservedKeys(root: JValue | undefined, base: JsonPath, sink: IssueSink): void {
+  for (const r of reservedKeys(root, base)) sink.claim(r.path, `unknown key "${r.key}" (a JavaScript built-in name; no scenario or rt-app field is called that)`, r.keyOffset)
 }
 
 function baseName(file: string): string {
@@ -134,7 +140,11 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   sink.throwIfAny()
 
   const lists: [JsonPath, WorkloadSpec[]][] = [[['workloads'], workloads], ...variantWorkloads.map((l, i): [JsonPath, WorkloadSpec[]] => [['variants', i, 'workloads'], l ?? workloads])]
+  const checked = new Set<WorkloadSpec[]>()
   for (const [path, list] of lists) {
+    // A variant without workload changes runs the base list: check (and report) it once.
+    if (checked.has(list)) continue
+    checked.add(list)
     if (list.length === 0) sink.error(path, 'every workload is disabled: nothing would run')
     let tasks = 0
     for (const w of list) {
@@ -321,6 +331,7 @@ function normalizeWorkload(
         rsink = new IssueSink(loaded.file, sub)
         for (const e of sub.errors) rsink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
         if (sub.root && sub.root.kind === 'object') {
+          claimReservedKeys(sub.root, [], rsink)
           checkRtAppRoot(sub.root, [], rsink)
           tasksNode = lastEntry(sub.root, 'tasks')?.value
           globalNode = lastEntry(sub.root, 'global')?.value
@@ -416,6 +427,7 @@ export function importRtApp(text: string, file: string, opts: ImportOptions = {}
     sink.throwIfAny()
   }
   const root = doc.root as JObject
+  claimReservedKeys(root, [], sink)
   checkRtAppRoot(root, [], sink)
   const topoName = opts.topology ?? DEFAULT_TOPOLOGY
   if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)

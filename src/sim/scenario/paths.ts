@@ -7,7 +7,9 @@ const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/
 export function formatPath(path: JsonPath): string {
   if (path.length === 0) return '(root)'
   let out = ''
-  for (const seg of path) {
+  for (const raw of path) {
+    // A key can be megabytes long; a message only needs to say which one.
+    const seg = typeof raw === 'string' && raw.length > 60 ? `${raw.slice(0, 57)}...` : raw
     if (typeof seg === 'number') out += `[${seg}]`
     else if (PLAIN_KEY.test(seg)) out += out === '' ? seg : `.${seg}`
     else out += `[${JSON.stringify(seg)}]`

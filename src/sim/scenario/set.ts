@@ -1,5 +1,6 @@
 import { applyEdits, modify } from 'jsonc-parser'
 import type { JsonPath } from './paths'
+import { nestingError } from './jsonc'
 
 /**
  * `--set PATH=VALUE`: change one field of the scenario text before it is parsed, keeping its
@@ -42,6 +43,8 @@ export function parseSetArg(arg: string): SetArg | string {
 }
 
 export function applySets(text: string, sets: readonly SetArg[]): string {
+  // jsonc-parser's modify recurses; a text too deep for it is left as it is for the parser to report.
+  if (sets.length === 0 || nestingError(text)) return text
   let out = text
   for (const s of sets) {
     const edits = modify(out, s.path as (string | number)[], s.value, { formattingOptions: { insertSpaces: true, tabSize: 2 } })

@@ -156,6 +156,8 @@ export function closest(key: string, known: readonly string[]): string | undefin
   let best: string | undefined
   let bestD = 3
   for (const k of known) {
+    // The distance is at least the length difference: skip the quadratic work for far names.
+    if (Math.abs(k.length - key.length) >= bestD && k.toLowerCase() !== key.toLowerCase()) continue
     const dist = k.toLowerCase() === key.toLowerCase() ? 0 : levenshtein(k, key)
     if (dist < bestD) {
       best = k

@@ -1,0 +1,359 @@
+import { LogHistogram } from '../sim/metrics/histogram'
+import type { CpuResult, TaskResult, TraceSummary, VariantResult, WorkloadResult } from '../shared/result'
+import { SLEEPER_FUNCTION, type SchedEvent, type TraceMeta } from './events'
+import type { ReadStats, TraceSink } from './reader'
+
+/**
+ * Scheduling figures from a stream of sched and hrtimer events, in the simulator's result
+ * form, so a real trace and a simulated run are read the same way.
+ *
+ * Latency (`latencyUs`) runs from the instant a task became runnable to its switch-in. For a
+ * task woken by the expiry of its own hrtimer sleep (clock_nanosleep: cyclictest, rt-app
+ * timers, periodic loads), that instant is the *requested* expiry (`softexpires` of the
+ * hrtimer_start the task issued), as cyclictest and the simulator count it: the timer slack
+ * and the interrupt are part of the latency. Otherwise it is the sched_waking.
+ * `wakeupLatencyUs` always runs from sched_waking. A sched_waking of a task that is still on
+ * a CPU (it had not switched out yet) is no wakeup; a new task's first run is no sample
+ * (neither counts in the simulator).
+ *
+ * CPU time is the sum of the intervals between a task's switch-in and switch-out; a CPU is
+ * busy while anything but its idle task (pid 0) runs there.
+ */
+
+export interface WorkloadPattern {
+  name: string
+  regex: RegExp
+}
+
+export interface AnalyzeOptions {
+  /** The variant's name in the result (the trace file's name). */
+  name?: string
+  /** `--workload NAME=REGEX`: tasks whose comm or "comm-tid" matches form workload NAME. */
+  workloads?: WorkloadPattern[]
+  /** Only these tasks form workloads (the runner's own processes); the rest stay in tasks[]. */
+  onlyPids?: ReadonlySet<number>
+  /**
+   * How long after its hrtimer's expiry a task's sched_waking still counts from the requested
+   * expiry (the waking follows in the same interrupt; anything later is another wakeup).
+   */
+  timerWakeWindowNs?: number
+}
+
+const DEFAULT_TIMER_WAKE_WINDOW_NS = 1_000_000
+
+/** A workload name from a comm: "cyclictest-0" -> "cyclictest", "kworker/1:2" -> "kworker". */
+export function commGroup(comm: string): string {
+  const g = comm.replace(/(?:[-_/:.]?\d+)+$/, '')
+  return g === '' ? comm : g
+}
+
+/** Parse `NAME=REGEX` (the CLI's --workload). */
+export function parseWorkloadPattern(arg: string): WorkloadPattern | string {
+  const eq = arg.indexOf('=')
+  if (eq <= 0 || eq === arg.length - 1) return `expected NAME=REGEX, got "${arg}"`
+  const name = arg.slice(0, eq)
+  try {
+    return { name, regex: new RegExp(arg.slice(eq + 1)) }
+  } catch (e) {
+    return `${name}: invalid regular expression: ${(e as Error).message}`
+  }
+}
+
+class TaskStat {
+  comm: string
+  running = -1
+  runStart = 0
+  /** The first switch seen on a CPU switched this task out: it ran since the span's start. */
+  ranFromStartUntil = -1
+  cpuNs = 0
+  switches = 0
+  wakeups = 0
+  migrations = 0
+  /** Pending sample: runnable since (latency), woken at (wakeup latency); -1 when none. */
+  pendFrom = -1
+  pendWake = -1
+  timerSoft = -1
+  timerFiredAt = -1
+  lastCpu = -1
+  lat: LogHistogram | null = null
+  wlat: LogHistogram | null = null
+  constructor(readonly pid: number, comm: string) {
+    this.comm = comm
+  }
+}
+
+class CpuStat {
+  /** pid running, -1 before the first switch seen here. */
+  curr = -1
+  busySince = -1
+  busyNs = 0
+  busyFromStartUntil = -1
+}
+
+export type TraceVariantResult = VariantResult & { trace: TraceSummary }
+
+export class TraceAnalyzer implements TraceSink {
+  private readonly tasks = new Map<number, TaskStat>()
+  private readonly cpus: CpuStat[] = []
+  private readonly timers = new Map<string, { pid: number; soft: number }>()
+  private readonly metaTasks = new Map<number, Extract<TraceMeta, { type: 'task' }>>()
+  private span: { startNs: number; endNs: number } | null = null
+  private ncpusMeta = 0
+  private firstTs = Infinity
+  private lastTs = -Infinity
+  private nEvents = 0
+  private nSwitches = 0
+  private nMigrations = 0
+  private nWakeups = 0
+  private sawSleeperTimer = false
+  private readonly window: number
+
+  constructor(private readonly opts: AnalyzeOptions = {}) {
+    this.window = opts.timerWakeWindowNs ?? DEFAULT_TIMER_WAKE_WINDOW_NS
+  }
+
+  private task(pid: number, comm: string): TaskStat {
+    let t = this.tasks.get(pid)
+    if (!t) {
+      t = new TaskStat(pid, comm)
+      this.tasks.set(pid, t)
+    }
+    return t
+  }
+
+  private cpu(id: number): CpuStat {
+    while (this.cpus.length <= id) this.cpus.push(new CpuStat())
+    return this.cpus[id]
+  }
+
+  meta(m: TraceMeta): void {
+    if (m.type === 'span') this.span = { startNs: m.startNs, endNs: m.endNs }
+    else if (m.type === 'cpus') this.ncpusMeta = Math.max(this.ncpusMeta, m.count)
+    else this.metaTasks.set(m.pid, m)
+  }
+
+  event(e: SchedEvent): void {
+    this.nEvents++
+    const ts = e.ts
+    if (ts < this.firstTs) this.firstTs = ts
+    if (ts > this.lastTs) this.lastTs = ts
+    switch (e.type) {
+      case 'sched_switch': {
+        const c = this.cpu(e.cpu)
+        if (e.prevPid !== 0) {
+          const p = this.task(e.prevPid, e.prevComm)
+          if (p.running === e.cpu) p.cpuNs += Math.max(0, ts - p.runStart)
+          else if (c.curr === -1 && p.running === -1 && p.ranFromStartUntil < 0) p.ranFromStartUntil = ts
+          p.running = -1
+          p.lastCpu = e.cpu
+        }
+        if (c.curr === -1) {
+          if (e.prevPid !== 0) c.busyFromStartUntil = ts
+        } else if (c.curr !== 0 && c.busySince >= 0) {
+          c.busyNs += Math.max(0, ts - c.busySince)
+        }
+        c.curr = e.nextPid
+        c.busySince = e.nextPid !== 0 ? ts : -1
+        if (e.nextPid !== 0) {
+          const n = this.task(e.nextPid, e.nextComm)
+          n.comm = e.nextComm
+          n.switches++
+          this.nSwitches++
+          // still "running" elsewhere: the switch-out there was lost; count what we know
+          n.running = e.cpu
+          n.runStart = ts
+          n.lastCpu = e.cpu
+          if (n.pendFrom >= 0) {
+            ;(n.lat ??= new LogHistogram()).record(Math.max(0, ts - n.pendFrom))
+            ;(n.wlat ??= new LogHistogram()).record(Math.max(0, ts - n.pendWake))
+            n.pendFrom = -1
+            n.pendWake = -1
+          }
+          n.timerFiredAt = -1
+        }
+        return
+      }
+      case 'sched_waking':
+      case 'sched_wakeup': {
+        const t = this.task(e.taskPid, e.taskComm)
+        // sched_wakeup after its sched_waking (or of a task on a CPU) adds nothing
+        if (t.running >= 0 || t.pendWake >= 0) return
+        t.wakeups++
+        this.nWakeups++
+        const byTimer = t.timerFiredAt >= 0 && ts - t.timerFiredAt <= this.window
+        t.pendFrom = byTimer ? Math.min(t.timerSoft, ts) : ts
+        t.pendWake = ts
+        t.timerFiredAt = -1
+        return
+      }
+      case 'sched_wakeup_new': {
+        const t = this.task(e.taskPid, e.taskComm)
+        if (e.targetCpu >= 0) t.lastCpu = e.targetCpu
+        return
+      }
+      case 'sched_migrate_task': {
+        const t = this.task(e.taskPid, e.taskComm)
+        t.migrations++
+        this.nMigrations++
+        t.lastCpu = e.destCpu
+        return
+      }
+      case 'hrtimer_start': {
+        if (e.pid === 0 || !isSleeperFunction(e.function)) return
+        this.sawSleeperTimer = true
+        this.timers.set(e.timer, { pid: e.pid, soft: e.softexpires })
+        return
+      }
+      case 'hrtimer_expire_entry': {
+        const x = this.timers.get(e.timer)
+        if (!x) return
+        this.timers.delete(e.timer)
+        const t = this.tasks.get(x.pid)
+        if (!t) return
+        t.timerSoft = x.soft
+        t.timerFiredAt = ts
+        return
+      }
+      case 'hrtimer_cancel':
+        this.timers.delete(e.timer)
+        return
+    }
+  }
+
+  /** The result, in the simulator's `VariantResult` form with a `trace` summary. */
+  finish(read?: ReadStats, wallMs = 0): TraceVariantResult {
+    const haveEvents = this.nEvents > 0
+    const start = this.span?.startNs ?? (haveEvents ? this.firstTs : 0)
+    const end = Math.max(start, this.span?.endNs ?? (haveEvents ? this.lastTs : 0))
+    const spanNs = Math.max(1, end - start)
+    const tasks = [...this.tasks.values()].filter((t) => t.pid !== 0).sort((a, b) => a.pid - b.pid)
+    const cpuNs = (t: TaskStat): number => {
+      let ns = t.cpuNs
+      if (t.ranFromStartUntil >= 0) ns += Math.max(0, t.ranFromStartUntil - start)
+      if (t.running >= 0) ns += Math.max(0, end - t.runStart)
+      return ns
+    }
+
+    // our own traces mark tasks whose latency the run does not count (hogs, noise threads)
+    const counted = (t: TaskStat): boolean => this.metaTasks.get(t.pid)?.recordLatency !== false
+    const groups = new Map<string, { type: string; members: TaskStat[] }>()
+    const only = this.opts.onlyPids
+    for (const t of tasks) {
+      if (only && !only.has(t.pid)) continue
+      const m = this.metaTasks.get(t.pid)
+      let name: string
+      let type = 'trace'
+      if (m) {
+        name = m.workload
+        type = m.workloadType ?? type
+      } else {
+        const p = this.opts.workloads?.find((w) => w.regex.test(t.comm) || w.regex.test(`${t.comm}-${t.pid}`))
+        name = p ? p.name : commGroup(t.comm)
+      }
+      let g = groups.get(name)
+      if (!g) groups.set(name, (g = { type, members: [] }))
+      g.members.push(t)
+    }
+    const order = (name: string): number => {
+      const i = this.opts.workloads?.findIndex((w) => w.name === name) ?? -1
+      return i >= 0 ? i : Infinity
+    }
+    const workloads: WorkloadResult[] = [...groups.entries()]
+      .map(([name, g]) => {
+        const lat = new LogHistogram()
+        const wlat = new LogHistogram()
+        let ns = 0
+        for (const t of g.members) {
+          ns += cpuNs(t)
+          if (!counted(t)) continue
+          if (t.lat) lat.merge(t.lat)
+          if (t.wlat) wlat.merge(t.wlat)
+        }
+        const w: WorkloadResult = {
+          name,
+          type: g.type,
+          latencyUs: lat.summaryUs(),
+          latencyHist: lat.dataUs(),
+          wakeupLatencyUs: wlat.summaryUs(),
+          extra: { tasks: g.members.length, cpuTimeMs: r3(ns / 1e6) }
+        }
+        return w
+      })
+      .sort((a, b) => order(a.name) - order(b.name) || (this.metaOrder(a.name) - this.metaOrder(b.name)) || b.latencyUs.count - a.latencyUs.count || a.name.localeCompare(b.name))
+
+    const workloadOf = new Map<number, string>()
+    for (const [name, g] of groups) for (const t of g.members) workloadOf.set(t.pid, name)
+    const taskResults: TaskResult[] = tasks.map((t) => ({
+      name: `${t.comm}-${t.pid}`,
+      comm: t.comm,
+      tid: t.pid,
+      workload: workloadOf.get(t.pid) ?? '',
+      cpuTimeMs: r3(cpuNs(t) / 1e6),
+      latencyUs: ((counted(t) && t.lat) || EMPTY).summaryUs(),
+      wakeupLatencyUs: ((counted(t) && t.wlat) || EMPTY).summaryUs(),
+      migrations: t.migrations,
+      contextSwitches: t.switches,
+      wakeups: t.wakeups,
+      lastCpu: t.lastCpu
+    }))
+
+    const ncpus = Math.max(this.ncpusMeta, this.cpus.length)
+    const cpus: CpuResult[] = []
+    for (let id = 0; id < ncpus; id++) {
+      const c = this.cpus[id]
+      let busy = 0
+      if (c) {
+        busy = c.busyNs
+        if (c.busyFromStartUntil >= 0) busy += Math.max(0, c.busyFromStartUntil - start)
+        if (c.curr > 0 && c.busySince >= 0) busy += Math.max(0, end - c.busySince)
+      }
+      cpus.push({ id, cluster: '', busyPct: r3(Math.min(100, (busy / spanNs) * 100)) })
+    }
+
+    const trace: TraceSummary = {
+      timerLatency: this.sawSleeperTimer,
+      spanMs: r3((end - start) / 1e6),
+      events: this.nEvents,
+      ...(read ? { lines: read.lines, otherEvents: read.otherEvents, malformed: read.malformed, malformedExamples: read.malformedExamples, lostEvents: read.lostEvents } : {})
+    }
+    const warnings: string[] = []
+    if (read && read.malformed > 0) warnings.push(`${read.malformed} malformed line(s) skipped (first at line ${read.malformedExamples[0]?.line}: ${read.malformedExamples[0]?.reason})`)
+    if (read && read.lostEvents > 0) warnings.push(`the kernel lost ${read.lostEvents} event(s) (ring buffer overrun): figures near the gaps are incomplete`)
+    if (!haveEvents) warnings.push('no sched events in the trace')
+    return {
+      name: this.opts.name ?? 'trace',
+      seed: 0,
+      stats: {
+        events: this.nEvents,
+        wallMs: Math.round(wallMs),
+        simulatedMs: r3((end - start) / 1e6),
+        contextSwitches: this.nSwitches,
+        migrations: this.nMigrations,
+        wakeups: this.nWakeups,
+        sysPct: 0
+      },
+      workloads,
+      tasks: taskResults,
+      cpus,
+      unreasonableIdle: { events: { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 } },
+      warnings,
+      trace
+    }
+  }
+
+  private metaOrder(name: string): number {
+    for (const m of this.metaTasks.values()) if (m.workload === name) return m.pid
+    return Infinity
+  }
+}
+
+const EMPTY = new LogHistogram()
+
+function isSleeperFunction(fn: string): boolean {
+  // without symbols (trace-cmd without kallsyms) the handler prints as an address
+  return fn === '' || fn.startsWith(SLEEPER_FUNCTION) || /^(0x)?[0-9a-f]+$/i.test(fn)
+}
+
+function r3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

@@ -79,8 +79,10 @@ export interface ExplainResult {
   sample: { task: string; cpu: number; readyNs: number; ranNs: number; latencyUs: number; index: number }
   /** One paragraph: the cause in a few sentences. */
   summary: string
-  /** The reason code that best names the cause (docs/explain.md). */
+  /** The reason code that best names the cause: the one the longest part of the wait is due to (docs/explain.md). */
   cause: string
+  /** The wait divided among reason codes, longest first. */
+  causes: CauseShare[]
   window: { startNs: number; endNs: number }
   /** CPUs involved (where the task was woken, queued, examined by a balance, and ran). */
   cpus: number[]
@@ -90,6 +92,11 @@ export interface ExplainResult {
   lanes?: CpuLane[]
   /** Task names by id, for colouring lanes consistently. */
   tasks?: string[]
+}
+
+export interface CauseShare {
+  code: string
+  ns: number
 }
 
 export class ExplainError extends Error {}
@@ -354,7 +361,7 @@ function buildExplanation(req: ExplainRequest, k: Kernel, rec: Recorder, found: 
   }
   const timeline = lanesFrom(k, rec, cpus, start, stop, n)
   const allCpus = k.topo.cpus.map((_, c) => c)
-  const { summary, cause } = summarize(rec, n, recs, found, queuedOn)
+  const { summary, cause, causes } = summarize(rec, n, recs, found, queuedOn)
   const out: ExplainResult = {
     scenario: req.scenario.name,
     variant: req.scenario.variants[req.variantIndex].name,
@@ -367,6 +374,7 @@ function buildExplanation(req: ExplainRequest, k: Kernel, rec: Recorder, found: 
     },
     summary,
     cause,
+    causes,
     window: { startNs: start, endNs: stop },
     cpus,
     timeline,
@@ -380,7 +388,7 @@ function buildExplanation(req: ExplainRequest, k: Kernel, rec: Recorder, found: 
 }
 
 /** The cause in a few sentences, and the reason code that names it. */
-function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: FoundSample, queuedOn: (at: number) => number): { summary: string; cause: string } {
+function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: FoundSample, queuedOn: (at: number) => number): { summary: string; cause: string; causes: CauseShare[] } {
   const t = found.task
   const name = n.task(t)
   const lat = found.ranNs - found.readyNs
@@ -389,11 +397,9 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
   const wake = inWait.find((r) => r.kind === 'wakeup' && r.task === t)
   const how = !wake ? '' : wake.code === 'WAKEUP_BY_TASK' ? ` (woken by ${n.task(wake.other)})` : wake.code === 'WAKEUP_DELAYED' ? ' (woken while still sched_delayed)' : ' (its timer)'
   parts.push(`${name} became runnable at ${fmtT(found.readyNs)}${how} and started running on CPU ${found.cpu} at ${fmtT(found.ranNs)}, ${fmtD(lat)} later.`)
-  let cause = 'LATENCY'
   const sel = inWait.find((r) => r.kind === 'select' && r.task === t)
   if (sel && (sel.code === 'SIS_WAKE_AFFINE_BUSY' || sel.code === 'SIS_NO_IDLE' || sel.code === 'SIS_SLICE_CPU' || sel.code === 'SEL_EAS')) {
     parts.push(`Placement: ${describe(sel, n, t)}.`)
-    cause = sel.code
   }
   const pre = inWait.filter((r) => r.kind === 'preempt' && r.task === t)
   const lastPre = pre[pre.length - 1]
@@ -405,8 +411,6 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
   }
   if (lastPre) {
     parts.push(`Wakeup preemption: ${describe(lastPre, n, t)}.`)
-    const blocking = !['WAKEUP_PREEMPT', 'WAKEUP_PREEMPT_SHORT', 'WAKEUP_IDLE_CPU', 'WAKEUP_RT_PREEMPTS_FAIR', 'WAKEUP_RT_HIGHER_PRIO', 'WAKEUP_SYNC', 'WAKEUP_CURR_INELIGIBLE', 'WAKEUP_IDLE_POLICY_PREEMPTED'].includes(lastPre.code)
-    if (blocking || cause === 'LATENCY') cause = blocking || lastPre.lazyUntilNs === undefined ? lastPre.code : 'RESCHED_LAZY'
   }
   // what ran in its place, on the CPU(s) it was queued on
   const ran = new Map<string, number>()
@@ -436,7 +440,6 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
     const lagText = lags.length > 1 ? ` (its lag went from ${fmtV(lags[0])} to ${fmtV(lags[lags.length - 1])})` : ''
     const list = [...why.entries()].sort((a, b) => b[1] - a[1]).map(([w, c]) => `${words[w] ?? w} in ${c}`).join(', ')
     parts.push(`${picks.length} pick${picks.length === 1 ? '' : 's'} chose other tasks: ${list}${lagText}.`)
-    if (cause === 'LATENCY' || cause === 'WAKEUP_PREEMPT') cause = why.has('ineligible') ? 'WAKEUP_NOT_ELIGIBLE' : cause
   }
   // what finally let it run
   const final = inWait.filter((r) => r.kind === 'pick' && r.task === t).pop()
@@ -448,10 +451,109 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
     if (trig && (trig.kind === 'tick' || trig.kind === 'hrtick')) trigger = `; ${name} waited for the ${trig.kind} at ${fmtT(trig.at)}`
     else if (lastSwitchOut && lastSwitchOut.other !== NIL && lastSwitchOut.code === 'SWITCH_SLEEP') trigger = ` after ${n.task(lastSwitchOut.other)} went to sleep`
     parts.push(`Finally ${describe(final, n, t)}${trigger}.`)
-    if (cause === 'LATENCY' && final.code !== 'PICK_EEVDF') cause = final.code
   }
-  if (inWait.some((r) => r.kind === 'idle-exit' && r.cpu === found.cpu) && cause === 'LATENCY') cause = 'IDLE_EXIT'
-  return { summary: parts.join(' '), cause }
+  parts.push(breakdown(inWait, found, final, wake))
+  const causes = attribute(inWait, found, queuedOn)
+  const cause = causes[0]?.code ?? 'LATENCY'
+  if (causes.length > 0 && causes[0].ns > 0) {
+    parts.push(`The longest part of the wait (${fmtD(causes[0].ns)}) is ${CAUSE_WORDS[cause] ?? cause} (${cause}).`)
+  }
+  return { summary: parts.join(' '), cause, causes }
+}
+
+/** Phrases for the codes a part of the wait is attributed to. */
+const CAUSE_WORDS: Record<string, string> = {
+  TIMER_FIRED: 'the hrtimer\u2019s slack',
+  TIMER_IRQ: 'the timer interrupt until try_to_wake_up',
+  IDLE_EXIT: 'the CPU\u2019s exit from its idle state',
+  TTWU_QUEUE: 'the wait for the wake-list IPI',
+  RESCHED_IPI: 'the reschedule IPI',
+  RESCHED_LAZY: 'a lazy reschedule waiting for the tick',
+  SWITCH_COST: 'the context switch',
+  WAKEUP_NOT_ELIGIBLE: 'being not eligible (negative lag)',
+  WAKEUP_LATER_DEADLINE: 'other tasks\u2019 earlier deadlines',
+  WAKEUP_PROTECTED: 'the running task\u2019s protected slice',
+  WAKEUP_PROTECTED_NO_SHORT: 'the running task\u2019s protected slice (PREEMPT_SHORT off)',
+  WAKEUP_FAIR_UNDER_RT: 'RT tasks running on its CPU',
+  WAKEUP_RT_NOT_HIGHER: 'an RT task of equal or higher priority',
+  PICK_BUDDY: 'next buddies picked first',
+  WAKEUP_RESCHED_PENDING: 'a reschedule already pending',
+  STOPPER: 'the stopper'
+}
+
+/**
+ * The wait divided among reason codes: each stretch between two decisions is charged to the
+ * reason the earlier one gives for not running the task yet (the timer's slack, the
+ * interrupt, the wakeup-preemption outcome, each pick that passed over it, the switch).
+ */
+export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn: (at: number) => number): CauseShare[] {
+  const t = found.task
+  const share = new Map<string, number>()
+  let cursor = found.readyNs
+  let code = 'TIMER_IRQ'
+  const charge = (at: number, next: string): void => {
+    if (at > cursor) {
+      share.set(code, (share.get(code) ?? 0) + (at - cursor))
+      cursor = at
+    }
+    code = next
+  }
+  for (const r of inWait) {
+    if (r.task === t) {
+      if (r.kind === 'timer') {
+        code = 'TIMER_FIRED'
+        charge(r.at, 'TIMER_IRQ')
+      } else if (r.kind === 'wakeup') charge(r.at, 'TIMER_IRQ')
+      else if (r.kind === 'wakelist') charge(r.at, 'TTWU_QUEUE')
+      else if (r.kind === 'preempt') {
+        const preempting = PREEMPTING.has(r.code) || r.code === 'WAKEUP_IDLE_CPU'
+        charge(r.at, !preempting ? r.code : r.lazyUntilNs !== undefined ? 'RESCHED_LAZY' : r.cpu !== queuedOn(r.at) || r.code === 'WAKEUP_IDLE_CPU' ? 'RESCHED_IPI' : 'SWITCH_COST')
+      } else if (r.kind === 'pick') charge(r.at, 'SWITCH_COST')
+      else if (r.kind === 'sample') charge(found.ranNs, code)
+      continue
+    }
+    if (r.cpu !== queuedOn(r.at)) continue
+    if (r.kind === 'idle-exit' && (code === 'RESCHED_IPI' || code === 'TIMER_IRQ')) charge(r.at, 'IDLE_EXIT')
+    else if (r.kind === 'idle-exit') continue
+    else if (r.kind === 'stopper') charge(r.at, 'STOPPER')
+    else if (r.kind === 'pick') {
+      if (r.code === 'PICK_RT') charge(r.at, 'WAKEUP_FAIR_UNDER_RT')
+      else {
+        const why = passedOverReason(r, t)
+        if (why === 'absent' || why === 'picked') continue
+        charge(r.at, PASSED_CODES[why])
+      }
+    }
+  }
+  charge(found.ranNs, code)
+  return [...share.entries()].map(([c, ns]) => ({ code: c, ns })).sort((a, b) => b.ns - a.ns || (a.code < b.code ? -1 : 1))
+}
+
+const PASSED_CODES: Record<string, string> = {
+  ineligible: 'WAKEUP_NOT_ELIGIBLE', 'later-deadline': 'WAKEUP_LATER_DEADLINE', protected: 'WAKEUP_PROTECTED', buddy: 'PICK_BUDDY'
+}
+
+/**
+ * Where the latency went: the hrtimer's slack, the interrupt (and idle exit) until
+ * try_to_wake_up ran, the wait in the runqueue until the pick, and the switch itself.
+ */
+function breakdown(inWait: DecisionRecord[], found: FoundSample, final: DecisionRecord | undefined, wake: DecisionRecord | undefined): string {
+  const t = found.task
+  const timer = inWait.find((r) => r.kind === 'timer' && r.task === t)
+  const parts: string[] = []
+  let at = found.readyNs
+  if (timer && timer.at > at) {
+    parts.push(`${fmtD(timer.at - at)} of timer slack`)
+    at = timer.at
+  }
+  if (wake && wake.at > at) {
+    parts.push(`${fmtD(wake.at - at)} until try_to_wake_up ran (interrupt${inWait.some((r) => r.kind === 'idle-exit' && r.at <= wake.at) ? ', idle exit' : ''})`)
+    at = wake.at
+  }
+  const pickAt = final ? final.at : found.ranNs
+  if (pickAt > at) parts.push(`${fmtD(pickAt - at)} queued until the pick`)
+  if (found.ranNs > pickAt) parts.push(`${fmtD(found.ranNs - Math.max(pickAt, at))} for the switch`)
+  return parts.length > 0 ? `Of its ${fmtD(found.ranNs - found.readyNs)}: ${parts.join(', ')}.` : ''
 }
 
 /** The explanation as text for the terminal: summary, timeline strip and decisions. */

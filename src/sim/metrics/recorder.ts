@@ -685,6 +685,8 @@ export function allReasonCodes(): string[] {
     'IDLE_ENTER', 'IDLE_EXIT', 'TIMER_FIRED',
     'MIGRATE', 'MIGRATE_WAKEUP', 'MIGRATE_BALANCE', 'MIGRATE_ACTIVE_BALANCE', 'MIGRATE_RT_PUSH', 'MIGRATE_RT_PULL',
     ...MIGRATE_CODES, 'LB_ACTIVE', ...LB_CODES, 'LB_MOVED', 'LB_NOTHING_MOVED',
-    'RT_PUSH', 'RT_PULL', 'STOPPER', 'LATENCY'
+    'RT_PUSH', 'RT_PULL', 'STOPPER', 'LATENCY',
+    // parts of a wait that explain's cause attribution names (src/sim/explain.ts)
+    'TIMER_IRQ', 'SWITCH_COST'
   ]
 }

@@ -337,15 +337,20 @@ export class Recorder implements W.KernelRecorder {
 
   schedule(cpu: number, prev: number, next: number, yielding: boolean): void {
     const k = this.k
-    if (next !== prev) {
-      this.runTask[cpu] = next
-      this.runSince[cpu] = k.now
-      if (next !== NIL) this.idleNow[cpu] = -1
-    }
-    if (!this.on || next === prev) return
+    // after the stopper the kernel's prev is NIL; what the CPU ran was the stopper
+    const shown = this.runTask[cpu] === STOPPER_TASK ? STOPPER_TASK : prev
+    if (next === shown) return
+    this.runTask[cpu] = next
+    this.runSince[cpu] = k.now
+    if (next !== NIL) this.idleNow[cpu] = -1
+    if (!this.on) return
     let st = 'R'
     let code = 'SWITCH_IDLE'
-    if (prev !== NIL) {
+    if (shown === STOPPER_TASK) {
+      st = 'S'
+      code = 'SWITCH_SLEEP'
+      prev = STOPPER_TASK
+    } else if (prev !== NIL) {
       const runnable = k.state[prev] === TASK_RUNNING && k.onRq[prev] !== 0
       st = runnable ? (yielding ? 'R' : 'R+') : k.state[prev] === TASK_DEAD ? 'X' : 'S'
       code = runnable ? (yielding ? 'SWITCH_YIELD' : 'SWITCH_PREEMPT') : st === 'X' ? 'SWITCH_EXIT' : 'SWITCH_SLEEP'

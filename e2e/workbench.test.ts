@@ -130,10 +130,15 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     const head = await view.locator('.seeds-table thead').first().textContent()
     expect(head).toContain(variants[0])
     expect(head).toContain(variants[1])
-    // every compared value carries its change in the threads' form, e.g. "1018 (+55 %)"
-    const cells = await view.locator('.seeds-table').first().locator('tbody tr[data-metric="p99"] td').allTextContents()
+    // every compared value carries its interval and change in the threads' form, "1018 ±35 (+55 %)*",
+    // or is n/a for too few samples; only a marked (significant) change is coloured
+    const tds = view.locator('.seeds-table').first().locator('tbody tr[data-metric="p99"] td')
+    const cells = await tds.allTextContents()
     expect(cells).toHaveLength(2)
-    expect(cells[1]).toMatch(/^\d+(\.\d)? \([+\- ] ?\d+ %\)$/)
+    expect(cells[1]).toMatch(/^(\d+(\.\d)? ±\d+(\.\d)? \([+\- ] ?\d+ %\)\*?|n\/a \(\d+ samples; need \d+\))$/)
+    const cls = (await tds.nth(1).getAttribute('class')) ?? ''
+    if (!cells[1].endsWith('*')) expect(cls).not.toMatch(/better|worse/)
+    else expect(cls).toMatch(/better|worse/)
     await expect.poll(() => ui.seriesPixels('[data-testid="compare-chart"] canvas')).toBeGreaterThan(150)
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png') })
   })

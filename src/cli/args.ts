@@ -22,6 +22,11 @@ export interface RunArgs {
   json: boolean
   out?: string
   trace: boolean
+  /** Print each seed's own table after the pooled one. */
+  perSeed: boolean
+  /** --precision WORKLOAD.METRIC:PCT: add seeds until the interval is that tight. */
+  precision?: PrecisionTarget
+  maxSeeds?: number
   /** --trace-format: ftrace text (default) or a Perfetto protobuf trace. */
   traceFormat: 'ftrace' | 'perfetto'
 }
@@ -39,6 +44,13 @@ export interface ExplainArgs {
   /** max, p99_9, p99, p90, p50 or a sample index. */
   sample: string
   json: boolean
+}
+
+export interface PrecisionTarget {
+  workload: string
+  metric: 'p50' | 'p90' | 'p99' | 'p99_9' | 'timeSec'
+  pct: number
+  text: string
 }
 
 export interface CompareArgs extends RunArgs {
@@ -62,8 +74,14 @@ export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
-               [--trace-format ftrace|perfetto] [--set PATH=VALUE]...
-      Simulate every variant x seed; a table of latency percentiles (or the result JSON).
+               [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
+               [--trace-format ftrace|perfetto]
+      Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
+      half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
+      The JSON carries "summary" and "comparisons" (every variant against the first).
+      --precision cyclictest.p99:5 adds seeds (in parallel) until every variant's interval of
+      that figure is within 5 % of it, up to --max-seeds (default 100); METRIC: p50, p90, p99,
+      p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
@@ -103,6 +121,9 @@ const RUN_OPTIONS = {
   json: { type: 'boolean' },
   out: { type: 'string' },
   trace: { type: 'boolean' },
+  'per-seed': { type: 'boolean' },
+  precision: { type: 'string' },
+  'max-seeds': { type: 'string' },
   'trace-format': { type: 'string' }
 } as const
 
@@ -168,8 +189,35 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     json: v.json === true,
     out: v.out as string | undefined,
     trace: v.trace === true || v['trace-format'] !== undefined,
-    traceFormat: traceFormat(v['trace-format'] as string | undefined)
+    traceFormat: traceFormat(v['trace-format'] as string | undefined),
+    perSeed: v['per-seed'] === true,
+    precision: precisionOpt(v.precision as string | undefined),
+    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
   }
+}
+
+const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
+  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
+}
+
+/** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
+export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
+  if (v === undefined) return undefined
+  const text = v.trim()
+  const colon = text.lastIndexOf(':')
+  const target = colon > 0 ? text.slice(0, colon) : ''
+  // the workload name may itself contain dots: the metric is what follows the dot that names one
+  let workload = ''
+  let metric: PrecisionTarget['metric'] | undefined
+  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
+    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
+    workload = target.slice(0, i)
+  }
+  const pctText = colon > 0 ? text.slice(colon + 1) : ''
+  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
+  const pct = Number(pctText)
+  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
+  return { workload, metric, pct, text }
 }
 
 function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {

@@ -5,7 +5,7 @@ import { compareResults, formatChange, percentileFromHist, renderCompareMarkdown
 import { runCli } from './index'
 import { memoryIo } from './io'
 
-const lat = (p99: number, p99_9: number, max: number): LatencySummary => ({ count: 100, min: 1, avg: 10, p50: 5, p90: 8, p99, p99_9, max })
+const lat = (p99: number, p99_9: number, max: number): LatencySummary => ({ count: 100000, min: 1, avg: 10, p50: 5, p90: 8, p99, p99_9, max })
 
 function result(name: string, seed: number, l: LatencySummary, timeSec?: number): VariantResult {
   return {
@@ -22,7 +22,7 @@ function result(name: string, seed: number, l: LatencySummary, timeSec?: number)
 describe('argument parsing', () => {
   it('parses run options', () => {
     expect(parseArgs(['run', 's.json', '--variant', 'a', '--variant', 'b', '--seed', '3', '--seeds', '2', '--duration-ms', '500', '--topology', 'smp-2', '--json', '--out', 'o', '--trace'])).toEqual({
-      cmd: 'run', file: 's.json', sets: [], variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true, traceFormat: 'ftrace'
+      cmd: 'run', file: 's.json', sets: [], variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true, perSeed: false, precision: undefined, maxSeeds: undefined, traceFormat: 'ftrace'
     })
   })
 
@@ -57,13 +57,15 @@ describe('seed-thread table form', () => {
     expect(renderCompareMarkdown(c)).toContain('| Maximum | 2273 | 1018 (+55 %) |')
   })
 
-  it('gives hackbench time as mean +/- stddev over seeds', () => {
+  it('gives hackbench time as mean ±half-width over seeds, marked when significant', () => {
     const runs = [0.85, 0.87, 0.869].map((t, i) => result('base', i + 1, lat(1, 1, 1), t)).concat([0.76, 0.77, 0.762].map((t, i) => result('patched', i + 1, lat(1, 1, 1), t)))
     const c = compareResults('hb', runs, ['base', 'patched'])
     const t = c.tables.find((x) => x.title.startsWith('hackbench'))
     expect(t?.rows[0].cells[0].value).toBeCloseTo(0.863, 3)
     const text = renderCompareText(c)
-    expect(text).toMatch(/0\.863 \(\+\/-1\.3%\) \|\s+0\.764 \(\+\/-0\.7%\) \(\+11 %\)/)
+    // t(2) x sd / sqrt(3): 4.303 x 0.01124 / 1.732 = 0.028; 4.303 x 0.00529 / 1.732 = 0.013
+    expect(text).toMatch(/0\.863 ±0\.028 \|\s+0\.764 ±0\.013 \(\+11 %\)\*/)
+    expect(text).toContain('*: significant')
   })
 
   it('shows a workload that only some columns run, with "-" elsewhere', () => {
@@ -117,10 +119,61 @@ describe('schedlab commands (on the simulator)', () => {
     for (const k of ['stats', 'tasks', 'cpus', 'unreasonableIdle']) expect(out.variants[0]).toHaveProperty(k)
   })
 
+  it('run --json carries summary and comparisons as the contract says', async () => {
+    const io = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--json', '--seeds', '2', '--duration-ms', '200'], io)).toBe(0)
+    const out = JSON.parse(io.stdout)
+    expect(out.summary.map((s: { name: string; seeds: number }) => [s.name, s.seeds])).toEqual([['base', 2], ['other', 2]])
+    const l = out.summary[0].workloads[0].latencyUs
+    for (const k of ['count', 'p50', 'p90', 'p99', 'p99_9', 'max', 'ci95']) expect(l).toHaveProperty(k)
+    expect(l.count).toBe(398)
+    expect(l.ci95.p50[0]).toBeLessThanOrEqual(l.p50)
+    expect(l.ci95.p50[1]).toBeGreaterThanOrEqual(l.p50)
+    expect(l.p99_9).toBeNull()
+    expect(l.insufficient.p99_9).toEqual({ samples: 398, need: 10000 })
+    const metrics = out.comparisons.map((c: { metric: string }) => c.metric)
+    expect(metrics).toEqual(['p50', 'p90', 'p99', 'p99_9'])
+    for (const c of out.comparisons) expect(Object.keys(c)).toEqual(expect.arrayContaining(['baseline', 'variant', 'workload', 'metric', 'change', 'pValue', 'significant']))
+    // 27 vs 34 us on every wakeup: a large, certain change
+    const p50 = out.comparisons[0]
+    expect(p50).toMatchObject({ baseline: 'base', variant: 'other', workload: 'cyclictest', significant: true })
+    expect(p50.change).toBeCloseTo((34 / 27 - 1) * 100, 0)
+  })
+
+  it('run pools seeds in one table per variant; --per-seed adds each seed\'s', async () => {
+    const io = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--seeds', '2', '--variant', 'base'], io)).toBe(0)
+    expect(io.stdout).toMatch(/== base, 2 seeds \(1, 2\)/)
+    expect(io.stdout).toMatch(/cyclictest\s+cyclictest\s+38\s+27\.\d ±\d/)
+    expect(io.stdout).toContain('n/a (38 samples; need 100)')
+    expect(io.stdout).not.toMatch(/-- base, seed/)
+    const per = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--seeds', '2', '--variant', 'base', '--per-seed'], per)).toBe(0)
+    expect(per.stdout).toMatch(/-- base, seed 1:[^]*-- base, seed 2:/)
+  })
+
+  it('--precision adds seeds until the interval is within PCT %, and says how many', async () => {
+    const io = memoryIo({ 's.json': scenario })
+    const sim = (await import('../sim/index')).simulate
+    const code = await runCli(['run', 's.json', '--json', '--variant', 'base', '--set', 'workloads[0].periodUs=2777', '--precision', 'ct.p50:40', '--max-seeds', '5'], io, sim)
+    expect(code, io.stderr).toBe(0)
+    const out = JSON.parse(io.stdout)
+    expect(out.precision).toMatchObject({ workload: 'cyclictest', metric: 'p50', pct: 40 })
+    const v = out.precision.variants[0]
+    expect(v.seeds).toBe(out.summary[0].seeds)
+    expect(v.seeds).toBeGreaterThanOrEqual(2)
+    if (v.reached) expect(v.halfWidthPct).toBeLessThanOrEqual(40)
+    else expect(v.seeds).toBe(5)
+    expect(io.stderr).toMatch(/precision cyclictest\.p50 within 40 %/)
+    const bad = memoryIo({ 's.json': scenario })
+    expect(await runCli(['run', 's.json', '--precision', 'nope.p99:5'], bad, sim)).toBe(2)
+    expect(bad.stderr).toMatch(/"nope" names no workload \(workloads: cyclictest\)/)
+  })
+
   it('run prints a latency table; --out writes result.json and the normalized scenario', async () => {
     const io = memoryIo({ 's.json': scenario })
     expect(await runCli(['run', 's.json', '--variant', 'other', '--out', 'outdir'], io)).toBe(0)
-    expect(io.stdout).toMatch(/== other, seed 1/)
+    expect(io.stdout).toMatch(/== other, seed 1:/)
     expect(io.stdout).toMatch(/cyclictest\s+cyclictest\s+19/)
     expect(JSON.parse(io.files['outdir/result.json']).variants).toHaveLength(1)
     expect(JSON.parse(io.files['outdir/scenario.json']).workloads[0].periodUs).toBe(1000)

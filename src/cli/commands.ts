@@ -12,6 +12,8 @@ import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/t
 import type { Kernel } from '../sim/kernel/core'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { summarize } from '../stats/summary'
+import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
 /** Read SCENARIO: a file path, else a preset id. */
 export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
@@ -144,12 +146,26 @@ function writeOut(dir: string, scenario: Scenario, output: RunOutput, io: CliIo)
   io.err(`wrote ${join(dir, 'result.json')} and scenario.json\n`)
 }
 
+/** The result object of `run --json`: the runs, then their statistics (DESIGN.md). */
+export function runOutput(scenario: string, variants: VariantResult[]): RunOutput & ReturnType<typeof summarize> {
+  return { scenario, variants, ...summarize(variants) }
+}
+
 export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
-  const variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
-  const output: RunOutput = { scenario: scenario.name, variants }
+  let extra: { precision?: PrecisionReport } = {}
+  let variants: VariantResult[]
+  if (a.precision) {
+    if (a.trace) throw new InputError('--precision and --trace exclude each other (trace one seed with --seed N)')
+    const p = await runPrecision(a, a.precision, scenario, runs, io, simulate)
+    variants = p.results
+    extra = { precision: p.report }
+  } else {
+    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
+  }
+  const output = { ...runOutput(scenario.name, variants), ...extra }
   if (a.out) writeOut(a.out, scenario, output, io)
-  io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output))
+  io.out(a.json ? JSON.stringify(output, null, 2) + '\n' : renderRunText(output, { perSeed: a.perSeed }) + precisionText(extra.precision))
   return 0
 }
 

@@ -1,4 +1,8 @@
 import type { HistogramData, LatencySummary, RunOutput, VariantResult, WorkloadResult } from '../shared/result'
+import {
+  columnStats, compareEstimates, formatEstimate, formatImprovement, formatInsufficient, halfWidth, improvementOf, LEGEND, meanEstimate, workloadStats,
+  type Estimate, type PercentileKey
+} from '../stats'
 
 /**
  * Text, Markdown and JSON renderings of results. `compare` follows the seed threads' table
@@ -19,43 +23,90 @@ function grid(rows: string[][], leftCols = 1): string {
 
 // ---------------------------------------------------------------- run
 
-export function renderRunText(out: RunOutput): string {
+/**
+ * `run`'s table: per variant, its seeds pooled, each percentile with the half-width of its 95 %
+ * interval (or n/a); with `perSeed`, each seed's own table after it.
+ */
+export function renderRunText(out: RunOutput, opts: { perSeed?: boolean } = {}): string {
   const parts: string[] = [`scenario: ${out.scenario}`]
-  for (const v of out.variants) {
-    const s = v.stats
-    const how = v.source === 'real' ? 'measured on this machine' : v.source === 'trace' ? 'traced, read' : 'simulated'
-    parts.push('', `== ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms ${how} in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
-    const rows: string[][] = [['workload', 'type', 'samples', 'avg', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
-    for (const w of v.workloads) {
-      const l = w.latencyUs
-      rows.push([w.name, w.type, String(l.count), r(l.avg, 1), r(l.p50, 1), r(l.p90, 1), r(l.p99, 1), r(l.p99_9, 1), r(l.max, 1), otherOf(w)])
+  const names: string[] = []
+  for (const v of out.variants) if (!names.includes(v.name)) names.push(v.name)
+  for (const name of names) {
+    const runs = out.variants.filter((v) => v.name === name)
+    const seeds = runs.map((v) => v.seed)
+    const wall = runs.reduce((a, v) => a + v.stats.wallMs, 0)
+    const events = runs.reduce((a, v) => a + v.stats.events, 0)
+    const seedText = runs.length === 1 ? `seed ${seeds[0]}` : `${runs.length} seeds (${seeds.join(', ')})`
+    parts.push('', `== ${name}, ${seedText}: ${r(runs[0].stats.simulatedMs)} ms ${howOf(runs[0])}${runs.length > 1 ? ' each' : ''} in ${r(wall / 1000, 2)} s, ${events} events${runs.length === 1 ? `, ${runs[0].stats.contextSwitches} context switches, ${runs[0].stats.migrations} migrations` : ''}`)
+    const rows: string[][] = [['workload', 'type', 'samples', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
+    const stats = columnStats(runs)
+    for (const w of stats) {
+      const first = runs.flatMap((v) => v.workloads).find((x) => x.name === w.name)!
+      const l = w.latency
+      rows.push([w.name, w.type, String(w.count), ...PCT_KEYS.map((k) => (w.count > 0 ? formatEstimate(l[k], 1) : '-')), r(w.maxUs, 1), otherOf(first, runs.length > 1 ? null : first, w.timeSec)])
     }
     parts.push(grid(rows, 2))
-    const ui = v.unreasonableIdle.events
-    if (ui['2.5-3ms'] + ui['3-4ms'] + ui['4ms+'] > 0) parts.push(`unreasonable idle events: 2.5-3ms ${ui['2.5-3ms']}, 3-4ms ${ui['3-4ms']}, 4ms+ ${ui['4ms+']}`)
-    for (const w of v.warnings ?? []) parts.push(`warning: ${w}`)
+    for (const v of runs) {
+      const ui = v.unreasonableIdle.events
+      if (ui['2.5-3ms'] + ui['3-4ms'] + ui['4ms+'] > 0) parts.push(`unreasonable idle events${runs.length > 1 ? `, seed ${v.seed}` : ''}: 2.5-3ms ${ui['2.5-3ms']}, 3-4ms ${ui['3-4ms']}, 4ms+ ${ui['4ms+']}`)
+    }
+    for (const w of [...new Set(runs.flatMap((v) => v.warnings ?? []))]) parts.push(`warning: ${w}`)
   }
+  parts.push('', `±: half-width of the 95 % interval (docs/statistics.md); n/a: fewer than 10 samples beyond the percentile`)
+  if (opts.perSeed) parts.push('', renderPerSeedText(out).trimEnd())
   return parts.join('\n') + '\n'
 }
 
-function otherOf(w: WorkloadResult): string {
+const PCT_KEYS = ['p50', 'p90', 'p99', 'p99_9'] as const
+
+function howOf(v: VariantResult): string {
+  return v.source === 'real' ? 'measured on this machine' : v.source === 'trace' ? 'traced, read' : 'simulated'
+}
+
+/** Each run's own table (`--per-seed`), as `run` printed before seeds were pooled. */
+export function renderPerSeedText(out: RunOutput): string {
+  const parts: string[] = []
+  for (const v of out.variants) {
+    const s = v.stats
+    parts.push(`-- ${v.name}, seed ${v.seed}: ${r(s.simulatedMs)} ms ${howOf(v)} in ${r(s.wallMs / 1000, 2)} s, ${s.events} events, ${s.contextSwitches} context switches, ${s.migrations} migrations`)
+    const rows: string[][] = [['workload', 'type', 'samples', 'avg', 'p50', 'p90', 'p99', 'p99.9', 'max (us)', 'other']]
+    for (const w of v.workloads) {
+      const l = w.latencyUs
+      rows.push([w.name, w.type, String(l.count), r(l.avg, 1), r(l.p50, 1), r(l.p90, 1), r(l.p99, 1), r(l.p99_9, 1), r(l.max, 1), otherOf(w, w, null)])
+    }
+    parts.push(grid(rows, 2), '')
+  }
+  return parts.join('\n')
+}
+
+/** Time (pooled, with its interval), and with one run its request latency, rps, missed periods. */
+function otherOf(w: WorkloadResult, single: WorkloadResult | null, time: Estimate | null): string {
   const bits: string[] = []
-  if (w.timeSec !== undefined) bits.push(`time ${w.timeSec.toFixed(3)} s`)
-  if (w.requestLatencyUs) bits.push(`request p50 ${r(w.requestLatencyUs.p50)} p99 ${r(w.requestLatencyUs.p99)} us`)
-  if (w.extra?.rps !== undefined) bits.push(`rps ${r(w.extra.rps)}`)
-  if (w.extra?.missedPeriods) bits.push(`missed periods ${w.extra.missedPeriods}`)
+  if (time) bits.push(`time ${formatEstimate(time, 3)} s`)
+  else if (w.timeSec !== undefined) bits.push(`time ${w.timeSec.toFixed(3)} s`)
+  if (!single) return bits.join(', ')
+  if (single.requestLatencyUs) bits.push(`request p50 ${r(single.requestLatencyUs.p50)} p99 ${r(single.requestLatencyUs.p99)} us`)
+  if (single.extra?.rps !== undefined) bits.push(`rps ${r(single.extra.rps)}`)
+  if (single.extra?.missedPeriods) bits.push(`missed periods ${single.extra.missedPeriods}`)
   return bits.join(', ')
 }
 
 // ---------------------------------------------------------------- compare
 
 export interface CompareCell {
-  /** Mean over the variant's seeds; null when the variant has no such figure. */
+  /** The column's estimate (pooled percentile, mean over rounds or seeds); null when absent or n/a. */
   value: number | null
-  /** Relative standard deviation over seeds, percent (hackbench rows with several seeds). */
-  spreadPct?: number
-  /** Percent lower than the first column (positive = better); null for the first column. */
+  /** Half-width of its 95 % interval; absent without one. */
+  halfWidth?: number
+  /** "n/a (N samples; need M)": too few samples beyond the percentile. */
+  na?: string
+  /** Percent better than the first column (positive = better); null for the first column. */
   changePct: number | null
+  /** The change's 95 % interval excludes zero (Welch t test on the log ratio, p < 0.05). */
+  significant?: boolean
+  /** 95 % interval of the change, percent in the same sign as changePct. */
+  changeCi?: [number, number]
+  pValue?: number
 }
 
 export interface CompareRow {
@@ -80,8 +131,6 @@ export interface Comparison {
   tables: CompareTable[]
 }
 
-const PCT_FIELDS: Record<string, keyof LatencySummary> = { '50': 'p50', '90': 'p90', '99': 'p99', '99.9': 'p99_9' }
-
 export function percentileLabel(p: number): string {
   if (p === 50) return 'Median (P50)'
   return `${p}th Percentile`
@@ -100,38 +149,35 @@ export function percentileFromHist(h: HistogramData, p: number): number {
   return h.highUs[h.highUs.length - 1]
 }
 
-function latencyValue(l: LatencySummary, hist: HistogramData | undefined, key: number | 'max'): number | undefined {
-  if (key === 'max') return l.max
-  const field = PCT_FIELDS[String(key)]
-  if (field) return l[field]
-  return hist ? percentileFromHist(hist, key) : undefined
+/** One figure per run, as sections of one: the interval is over seeds. */
+function overSeeds(xs: number[] | null): Estimate | null {
+  return xs && xs.length > 0 ? meanEstimate(xs.map((x) => ({ sum: x, count: 1 }))) : null
 }
 
-function mean(xs: number[]): number {
-  return xs.reduce((a, b) => a + b, 0) / xs.length
-}
+const PLAIN = (v: number): Estimate => ({ value: v, ci95: null, df: 0, seLog: null })
 
-function stddevPct(xs: number[]): number {
-  if (xs.length < 2) return 0
-  const m = mean(xs)
-  const v = xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1)
-  return m === 0 ? 0 : (Math.sqrt(v) / m) * 100
-}
-
-function cells(values: (number[] | null)[], spread: boolean, better: 'lower' | 'higher' = 'lower'): CompareCell[] {
-  const means = values.map((v) => (v && v.length > 0 ? mean(v) : null))
-  const base = means[0]
-  const sign = better === 'lower' ? 1 : -1
-  return means.map((m, i) => ({
-    value: m,
-    ...(spread && values[i] && (values[i] as number[]).length > 1 ? { spreadPct: stddevPct(values[i] as number[]) } : {}),
-    changePct: i === 0 || m === null || base === null || base === 0 ? null : (sign * (base - m) / base) * 100
-  }))
+/** Cells of a row of estimates: each against the first, marked when significant. */
+export function cellsOf(estimates: (Estimate | null)[], better: 'lower' | 'higher' = 'lower', test = true): CompareCell[] {
+  const base = estimates[0]
+  return estimates.map((e, i) => {
+    if (!e) return { value: null, changePct: null }
+    if (e.insufficient) return { value: null, na: formatInsufficient(e.insufficient), changePct: null }
+    const h = halfWidth(e)
+    const cell: CompareCell = { value: e.value, ...(h !== null ? { halfWidth: h } : {}), changePct: null }
+    if (i === 0 || !base || base.insufficient) return cell
+    const c = test ? compareEstimates(base, e) : compareEstimates(PLAIN(base.value), PLAIN(e.value))
+    cell.changePct = improvementOf(c, better)
+    if (test) cell.significant = c.significant
+    if (c.ci95) cell.changeCi = better === 'lower' ? [-c.ci95[1], -c.ci95[0]] : c.ci95
+    if (c.pValue !== null && test) cell.pValue = c.pValue
+    return cell
+  })
 }
 
 /**
  * Group the runs by variant (in `variants` order) and build one table per measured workload.
- * Throws an Error naming the percentile when one cannot be computed (no histogram data).
+ * Latency percentiles are pooled over seeds with their intervals (src/stats); the maximum has
+ * none. Throws an Error naming the percentile when one cannot be computed (no histogram data).
  */
 export function compareResults(scenario: string, runs: VariantResult[], variants: string[], percentiles: number[] = []): Comparison {
   const byVariant = variants.map((v) => runs.filter((x) => x.name === v))
@@ -140,39 +186,36 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
   const workloads: WorkloadResult[] = []
   for (const r of runs) for (const w of r.workloads) if (!workloads.some((x) => x.name === w.name)) workloads.push(w)
   const tables: CompareTable[] = []
-  const pick = (wl: string): (WorkloadResult | undefined)[][] => byVariant.map((rs) => rs.map((x) => x.workloads.find((w) => w.name === wl)))
+  const pick = (wl: string): WorkloadResult[][] => byVariant.map((rs) => rs.flatMap((x) => x.workloads.filter((w) => w.name === wl)))
   const extra = [...new Set(percentiles)].filter((p) => p !== 99 && p !== 99.9).sort((a, b) => a - b)
   for (const w of workloads) {
     const per = pick(w.name)
-    const hasLatency = per.some((ws) => ws.some((x) => (x?.latencyUs.count ?? 0) > 0))
+    const stats = per.map((ws) => (ws.length > 0 ? workloadStats(ws) : null))
+    const hasLatency = stats.some((st) => (st?.count ?? 0) > 0)
     if (hasLatency) {
-      const rowOf = (label: string, key: number | 'max'): CompareRow => {
-        const values = per.map((ws) => {
-          const xs: number[] = []
-          for (const x of ws) {
-            if (!x) continue
-            const v = latencyValue(x.latencyUs, x.latencyHist, key)
-            if (v === undefined) throw new Error(`percentile ${key} of ${w.name} needs histogram data, which this result does not carry`)
-            xs.push(v)
-          }
-          return xs.length ? xs : null
-        })
-        return { label, cells: cells(values, false) }
+      const rowOf = (p: number): CompareRow => {
+        const key = STANDARD[String(p)]
+        return {
+          label: percentileLabel(p),
+          cells: cellsOf(stats.map((st) => {
+            if (!st) return null
+            if (key) return st.latency[key]
+            if (st.count > 0 && !st.pooled.complete) throw new Error(`percentile ${p} of ${w.name} needs histogram data, which this result does not carry`)
+            return st.pooled.percentile(p)
+          }))
+        }
       }
+      const maxRow: CompareRow = { label: 'Maximum', cells: cellsOf(stats.map((st) => (st ? PLAIN(st.maxUs) : null)), 'lower', false) }
       tables.push({
         title: `scheduling latency (us) for ${w.name}`,
         workload: w.name,
         better: 'lower',
         digits: 0,
-        rows: [...extra.map((p) => rowOf(percentileLabel(p), p)), rowOf('99th Percentile', 99), rowOf('99.9th Percentile', 99.9), rowOf('Maximum', 'max')]
+        rows: [...extra.map(rowOf), rowOf(99), rowOf(99.9), maxRow]
       })
     }
     if (w.timeSec !== undefined) {
-      const values = per.map((ws) => {
-        const xs = ws.filter((x): x is WorkloadResult => x?.timeSec !== undefined).map((x) => x.timeSec as number)
-        return xs.length ? xs : null
-      })
-      tables.push({ title: `${w.name} time (s)`, workload: w.name, better: 'lower', digits: 3, rows: [{ label: w.name, cells: cells(values, true) }] })
+      tables.push({ title: `${w.name} time (s)`, workload: w.name, better: 'lower', digits: 3, rows: [{ label: w.name, cells: cellsOf(stats.map((st) => st?.timeSec ?? null)) }] })
     }
     if (!hasLatency && w.timeSec === undefined) {
       // A CPU-bound workload (no wakeups): its throughput is the CPU time it got.
@@ -180,20 +223,17 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
         const xs = rs.filter((x) => x.workloads.some((y) => y.name === w.name)).map((x) => x.tasks.filter((t) => t.workload === w.name).reduce((n, t) => n + t.cpuTimeMs, 0))
         return xs.length ? xs : null
       })
-      tables.push({ title: `CPU time (ms) for ${w.name} (throughput: higher is better)`, workload: w.name, better: 'higher', digits: 0, rows: [{ label: 'CPU time', cells: cells(values, true, 'higher') }] })
+      tables.push({ title: `CPU time (ms) for ${w.name} (throughput: higher is better)`, workload: w.name, better: 'higher', digits: 0, rows: [{ label: 'CPU time', cells: cellsOf(values.map(overSeeds), 'higher') }] })
     }
     if (w.requestLatencyUs) {
       const rowOf = (label: string, field: keyof LatencySummary): CompareRow => ({
         label,
-        cells: cells(per.map((ws) => {
-          const xs = ws.filter((x) => x?.requestLatencyUs).map((x) => (x?.requestLatencyUs as LatencySummary)[field])
-          return xs.length ? xs : null
-        }), false)
+        cells: cellsOf(per.map((ws) => overSeeds(ws.filter((x) => x.requestLatencyUs).map((x) => (x.requestLatencyUs as LatencySummary)[field]))))
       })
       tables.push({ title: `request latency (us) for ${w.name}`, workload: w.name, better: 'lower', digits: 0, rows: [rowOf('Median (P50)', 'p50'), rowOf('99th Percentile', 'p99'), rowOf('99.9th Percentile', 'p99_9'), rowOf('Maximum', 'max')] })
     }
   }
-  const idle = (key: '2.5-3ms' | '3-4ms' | '4ms+'): CompareRow => ({ label: key, cells: cells(byVariant.map((rs) => (rs.length ? rs.map((x) => x.unreasonableIdle.events[key]) : null)), false) })
+  const idle = (key: '2.5-3ms' | '3-4ms' | '4ms+'): CompareRow => ({ label: key, cells: cellsOf(byVariant.map((rs) => overSeeds(rs.length ? rs.map((x) => x.unreasonableIdle.events[key]) : null))) })
   const idleRows = [idle('2.5-3ms'), idle('3-4ms'), idle('4ms+')]
   const idleValues = idleRows.flatMap((row) => row.cells.map((c) => c.value ?? 0))
   if (idleValues.some((v) => v > 0)) {
@@ -202,25 +242,26 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
   return { scenario, variants, seeds, tables }
 }
 
+const STANDARD: Record<string, PercentileKey> = { '50': 'p50', '90': 'p90', '99': 'p99', '99.9': 'p99_9' }
+
 /** "(+55 %)", "(  0 %)", "(- 1 %)": the seed threads' change notation. */
-export function formatChange(pct: number | null): string {
-  if (pct === null) return ''
-  const n = Math.round(pct)
-  const sign = n > 0 ? '+' : n < 0 ? '-' : ' '
-  return `(${sign}${String(Math.abs(n)).padStart(2)} %)`
-}
+export const formatChange = formatImprovement
 
 function formatCell(c: CompareCell, digits: number): string {
+  if (c.na) return c.na
   if (c.value === null) return '-'
   let s = c.value.toFixed(digits)
-  if (c.spreadPct !== undefined) s += ` (+/-${c.spreadPct.toFixed(1)}%)`
+  if (c.halfWidth !== undefined) s += ` ±${c.halfWidth.toFixed(digits)}`
   const ch = formatChange(c.changePct)
-  return ch ? `${s} ${ch}` : s
+  return ch ? `${s} ${ch}${c.significant ? '*' : ''}` : s
+}
+
+function seedNote(c: Comparison): string {
+  return c.seeds.length > 1 ? `pooled over seeds ${c.seeds[0]}..${c.seeds[c.seeds.length - 1]}` : `seed ${c.seeds[0] ?? '-'}`
 }
 
 export function renderCompareText(c: Comparison): string {
-  const seedNote = c.seeds.length > 1 ? `mean over seeds ${c.seeds[0]}..${c.seeds[c.seeds.length - 1]}; ` : ''
-  const out: string[] = [`${c.scenario}  (${seedNote}(+x %) = x % better than ${c.variants[0]}: lower latency or time)`]
+  const out: string[] = [`${c.scenario}  (${seedNote(c)}; against ${c.variants[0]})`, LEGEND]
   for (const t of c.tables) {
     const rows: string[][] = [['', ...c.variants]]
     for (const row of t.rows) rows.push([row.label, ...row.cells.map((cell) => formatCell(cell, t.digits))])
@@ -231,7 +272,7 @@ export function renderCompareText(c: Comparison): string {
 }
 
 export function renderCompareMarkdown(c: Comparison): string {
-  const out: string[] = [`### ${c.scenario}`, '', `(+x %) = x % better than ${c.variants[0]} (lower latency or time)${c.seeds.length > 1 ? `; mean over ${c.seeds.length} seeds` : ''}.`]
+  const out: string[] = [`### ${c.scenario}`, '', `${seedNote(c)}; against ${c.variants[0]}. ${LEGEND}.`]
   for (const t of c.tables) {
     out.push('', `**${t.title}**`, '', `| | ${c.variants.join(' | ')} |`, `|---|${c.variants.map(() => '---:').join('|')}|`)
     for (const row of t.rows) out.push(`| ${row.label} | ${row.cells.map((cell) => formatCell(cell, t.digits)).join(' | ')} |`)

@@ -42,8 +42,12 @@ export interface WorkloadResult {
   type: string
   latencyUs: LatencySummary
   latencyHist?: HistogramData
+  /** Latency counts per batch of simulated time: intervals within one run (docs/statistics.md). */
+  latencyBatches?: LatencyBatches
   /** hackbench: seconds from release to the last worker done. */
   timeSec?: number
+  /** hackbench: its rounds in consecutive batches, for an interval on timeSec. */
+  timeBatches?: TimeBatches
   /** From a trace (analyze, real runs): latency from sched_waking to the switch-in. */
   wakeupLatencyUs?: LatencySummary
   /** schbench: request latency (usleep + work), microseconds. */
@@ -52,6 +56,24 @@ export interface WorkloadResult {
   extra?: Record<string, number>
   /** Per-thread figures of the workload's own log (rt-app: wu_lat, slack, period, run per loop). */
   threads?: ThreadMetrics[]
+}
+
+/**
+ * Latency sample counts of one run per batch of simulated time (src/sim/metrics/batches.ts), in
+ * coarse buckets of 2^shift histogram buckets: counts[b][i] is batch b's count in coarse bucket
+ * lo + i (trailing zeros dropped; an empty batch is []). Batches of several runs concatenate.
+ */
+export interface LatencyBatches {
+  batchMs: number
+  shift: number
+  lo: number
+  counts: number[][]
+}
+
+/** Rounds of a workload (hackbench) in consecutive batches: the sum of their times and their number. */
+export interface TimeBatches {
+  sumSec: number[]
+  count: number[]
 }
 
 /** count, min, average and max of a per-iteration figure, microseconds (may be negative: slack). */
@@ -109,6 +131,11 @@ export interface VariantResult {
   tasks: TaskResult[]
   cpus: CpuResult[]
   unreasonableIdle: UnreasonableIdle
+  /**
+   * Replicas pooled in this result (parallel replicas of one long run): its batches are those
+   * of all replicas, so intervals use them all. Absent means 1.
+   */
+  replicas?: number
   /** Additional counters (balance attempts, per-level migrations, ...). */
   counters?: Record<string, number>
   warnings?: string[]

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import {
-  buildTables, changeTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
+  buildTables, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
 } from './tables'
+import { exponential, syntheticResult } from '../stats/synthetic'
 import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
 
 function lat(p: Partial<LatencySummary>): LatencySummary {
-  return { count: 1000, min: 1, avg: 50, p50: 40, p90: 60, p99: 91, p99_9: 126, max: 2273, ...p }
+  return { count: 100000, min: 1, avg: 50, p50: 40, p90: 60, p99: 91, p99_9: 126, max: 2273, ...p }
 }
 
 export function variant(name: string, seed: number, workloads: WorkloadResult[]): VariantResult {
@@ -40,8 +41,27 @@ describe('seed-thread table format', () => {
     expect(formatCell(row('max'), 1)).toBe('1018 (+55 %)')
     expect(formatCell(row('max'), 0)).toBe('2273')
     // counts are not compared
-    expect(formatCell(row('count'), 1)).toBe('1000')
-    expect(changeTone(row('max').changes[1])).toBe('better')
+    expect(formatCell(row('count'), 1)).toBe('100000')
+    // no histograms, so no intervals: no change is tested, none is coloured
+    expect(cellTone(row('max'), 1)).toBe('same')
+    expect(cellTitle(row('p99'), 1)).toBe('no interval for this change: not tested')
+  })
+
+  it('colours only significant changes, and never an n/a cell', () => {
+    const a = [1, 2, 3].map((s) => syntheticResult('a', s, 3000, exponential(100_000)))
+    const better = [1, 2, 3].map((s) => syntheticResult('b', 10 + s, 3000, exponential(60_000)))
+    const same = [1, 2, 3].map((s) => syntheticResult('c', 20 + s, 3000, exponential(100_000)))
+    const [t] = buildTables([{ label: 'a', results: a }, { label: 'b', results: better }, { label: 'c', results: same }])
+    const row = (k: string) => t.rows.find((r) => r.key === k)!
+    expect(cellTone(row('p50'), 1)).toBe('better')
+    expect(formatCell(row('p50'), 1)).toMatch(/^\d+ ±\d+(\.\d)? \(\+\d\d %\)\*$/)
+    expect(cellTone(row('p50'), 2)).toBe('same')
+    expect(formatCell(row('p50'), 2)).not.toContain('*')
+    expect(cellTitle(row('p50'), 2)).toMatch(/^95 % interval .* change .* not significant$/)
+    // 9000 samples: p99.9 has 9 beyond it
+    expect(formatCell(row('p99_9'), 1)).toBe('n/a (9000 samples; need 10000)')
+    expect(cellTone(row('p99_9'), 1)).toBe('none')
+    expect(cellTone(row('p99_9'), 0)).toBe('none')
   })
 
   it('marks a regression as worse with a minus sign', () => {
@@ -49,7 +69,7 @@ describe('seed-thread table format', () => {
     const [t] = buildTables([{ label: 'a', results: [base] }, { label: 'b', results: [worse] }])
     const p99 = t.rows.find((r) => r.key === 'p99')!
     expect(formatCell(p99, 1)).toBe('92 (- 1 %)')
-    expect(changeTone(p99.changes[1])).toBe('worse')
+    expect(cellTone(p99, 1)).toBe('same')
   })
 
   it('compares against the chosen baseline column', () => {
@@ -69,6 +89,7 @@ describe('seed-thread table format', () => {
     expect(tables.map((t) => t.workload)).toEqual(['hackbench', 'cyclictest'])
     const time = tables[0].rows.find((r) => r.key === 'timeSec')!
     expect(formatCell(time, 1)).toBe('0.764 (+11 %)')
+    expect(cellTitle(time, 1)).toBe('no interval for this change: not tested')
     expect(tables[1].rows[0].values[0]).toBeNull()
   })
 
@@ -89,15 +110,18 @@ describe('seed-thread table format', () => {
     const md = tablesToMarkdown('RB5', labels, tables)
     expect(md).toContain('| Maximum (us) | 2273 | 1018 (+55 %) |')
     expect(md.split('\n').filter((l) => l.startsWith('|')).length).toBe(2 + 7)
+    expect(md).toMatch(/_±h: half-width of the 95 % interval; .*\*: significant/)
+    expect(txt).toMatch(/\(\+x %\): x % better \(lower\) than the first column/)
     const csv = tablesToCsv(labels, tables)
     const lines = csv.trim().split('\n')
-    expect(lines[0]).toBe('workload,metric,tip/sched/core,this patchset,this patchset change %')
-    expect(lines).toContain('cyclictest,max,2273,1018,55.2')
+    expect(lines[0]).toBe('workload,metric,tip/sched/core,tip/sched/core ci95 low,tip/sched/core ci95 high,this patchset,this patchset ci95 low,this patchset ci95 high,this patchset change %,this patchset significant')
+    expect(lines).toContain('cyclictest,max,2273,,,1018,,,55.2,')
+    expect(lines.at(-1)).toMatch(/^# ±h: /)
   })
 
   it('quotes CSV fields that need it', () => {
     const tables = buildTables([{ label: 'a,b', results: [base] }])
-    expect(tablesToCsv(['a,"b"'], tables).split('\n')[0]).toBe('workload,metric,"a,""b"""')
+    expect(tablesToCsv(['a,"b"'], tables).split('\n')[0]).toBe('workload,metric,"a,""b""","a,""b"" ci95 low","a,""b"" ci95 high"')
   })
 })
 

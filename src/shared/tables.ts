@@ -6,7 +6,7 @@
  */
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import { histogramPercentile, mergeHistograms } from './histogram-data'
-import { groupBy } from './group'
+import { columnStats, compareEstimates, formatImprovement, formatInsufficient, improvementOf, LEGEND, type Estimate, type PercentileKey, type WorkloadStats } from '../stats'
 
 /** A column: the results of one variant, one per seed. */
 export interface TableColumn {
@@ -19,10 +19,19 @@ export type MetricKey = 'count' | 'avg' | 'p50' | 'p90' | 'p99' | 'p99_9' | 'max
 export interface MetricRow {
   key: MetricKey
   label: string
-  /** Null where the column has no such workload. */
+  /** Null where the column has no such workload, or too few samples for the percentile. */
   values: (number | null)[]
   /** Percent improvement over the baseline column; null for the baseline and for counts. */
   changes: (number | null)[]
+  /** 95 % interval of each value (src/stats); null without one. */
+  ci: ([number, number] | null)[]
+  /** "n/a (264 samples; need 10000)" where a percentile has too few samples beyond it. */
+  na: (string | null)[]
+  /** The change's 95 % interval excludes zero: only these are coloured. */
+  significant: boolean[]
+  /** 95 % interval of the change (improvement sign), percent; null without a test. */
+  changeCi: ([number, number] | null)[]
+  pValues: (number | null)[]
 }
 
 export interface WorkloadTable {
@@ -31,16 +40,6 @@ export interface WorkloadTable {
   title: string
   rows: MetricRow[]
 }
-
-const LATENCY_ROWS: readonly [MetricKey, string][] = [
-  ['count', 'Total Samples'],
-  ['avg', 'Average (us)'],
-  ['p50', 'Median (P50) (us)'],
-  ['p90', '90th Percentile (us)'],
-  ['p99', '99th Percentile (us)'],
-  ['p99_9', '99.9th Percentile (us)'],
-  ['max', 'Maximum (us)']
-]
 
 const PERCENTILES: readonly [MetricKey, number][] = [['p50', 50], ['p90', 90], ['p99', 99], ['p99_9', 99.9]]
 
@@ -70,37 +69,19 @@ export function poolLatency(list: readonly LatencySummary[], hists?: readonly (W
   return out
 }
 
-interface PooledWorkload {
-  type: string
-  latency: LatencySummary
-  timeSec: number | null
-}
-
-function poolWorkloads(col: TableColumn): Map<string, PooledWorkload> {
-  const byName = groupBy(col.results.flatMap((r) => r.workloads), (w) => w.name)
-  const out = new Map<string, PooledWorkload>()
-  for (const [name, ws] of byName) {
-    const times = ws.map((w) => w.timeSec).filter((t): t is number => typeof t === 'number')
-    out.set(name, {
-      type: ws[0].type,
-      latency: poolLatency(ws.map((w) => w.latencyUs), ws.map((w) => w.latencyHist)),
-      timeSec: times.length > 0 ? times.reduce((a, b) => a + b, 0) / times.length : null
-    })
-  }
-  return out
-}
-
 /** Percent improvement of `v` over `base` for a lower-is-better metric. */
 export function improvementPct(base: number, v: number): number | null {
   if (base === 0) return v === 0 ? 0 : null
   return ((base - v) / base) * 100
 }
 
+const PLAIN = (v: number): Estimate => ({ value: v, ci95: null, df: 0, seLog: null })
+
 export function buildTables(columns: readonly TableColumn[], baseline = 0): WorkloadTable[] {
-  const pooled = columns.map(poolWorkloads)
+  const stats = columns.map((c) => new Map(columnStats(c.results).map((w) => [w.name, w])))
   const names: string[] = []
   const types = new Map<string, string>()
-  for (const p of pooled) {
+  for (const p of stats) {
     for (const [name, w] of p) {
       if (!types.has(name)) {
         names.push(name)
@@ -109,38 +90,53 @@ export function buildTables(columns: readonly TableColumn[], baseline = 0): Work
     }
   }
   // A workload without latency samples or a completion time (a hog) has nothing to compare.
-  const measured = (name: string): boolean =>
-    pooled.some((p) => {
-      const w = p.get(name)
-      return !!w && (w.latency.count > 0 || w.timeSec !== null)
-    })
+  const measured = (name: string): boolean => stats.some((p) => {
+    const w = p.get(name)
+    return !!w && (w.count > 0 || w.timeSec !== null)
+  })
   return names.filter(measured).map((name) => {
-    const cells = pooled.map((p) => p.get(name) ?? null)
-    const row = (key: MetricKey, label: string, pick: (w: PooledWorkload) => number | null): MetricRow => {
-      const values = cells.map((c) => (c ? pick(c) : null))
-      const base = values[baseline]
-      const changes = values.map((v, i) =>
-        i === baseline || key === 'count' || v === null || base === null ? null : improvementPct(base, v))
-      return { key, label, values, changes }
+    const cells = stats.map((p) => p.get(name) ?? null)
+    const row = (key: MetricKey, label: string, pick: (w: WorkloadStats) => Estimate | null, test: boolean): MetricRow => {
+      const est = cells.map((c) => (c ? pick(c) : null))
+      const base = est[baseline]
+      const r: MetricRow = { key, label, values: [], changes: [], ci: [], na: [], significant: [], changeCi: [], pValues: [] }
+      est.forEach((e, i) => {
+        const usable = e && !e.insufficient && Number.isFinite(e.value)
+        r.values.push(usable ? e.value : null)
+        r.ci.push(usable ? e.ci95 : null)
+        r.na.push(e?.insufficient ? formatInsufficient(e.insufficient) : null)
+        const compared = i !== baseline && key !== 'count' && usable && base && !base.insufficient
+        const c = compared ? (test ? compareEstimates(base, e) : compareEstimates(PLAIN(base.value), PLAIN(e.value))) : null
+        r.changes.push(c ? improvementOf(c) ?? improvementPct(base!.value, e!.value) : null)
+        r.significant.push(!!c && c.significant)
+        r.changeCi.push(c?.ci95 ? [-c.ci95[1], -c.ci95[0]] : null)
+        r.pValues.push(c?.pValue ?? null)
+      })
+      return r
     }
-    const rows = LATENCY_ROWS.map(([k, label]) => row(k, label, (w) => w.latency[k as keyof LatencySummary]))
-    if (cells.some((c) => c?.timeSec !== null && c?.timeSec !== undefined)) {
-      rows.push(row('timeSec', 'Time (s)', (w) => w.timeSec))
-    }
+    const rows: MetricRow[] = [
+      row('count', 'Total Samples', (w) => PLAIN(w.count), false),
+      row('avg', 'Average (us)', (w) => (w.count > 0 ? PLAIN(w.avgUs) : null), false),
+      ...PERCENTILE_ROWS.map(([k, label]) => row(k, label, (w) => (w.count > 0 ? w.latency[k] : null), true)),
+      row('max', 'Maximum (us)', (w) => (w.count > 0 ? PLAIN(w.maxUs) : null), false)
+    ]
+    if (cells.some((c) => c?.timeSec)) rows.push(row('timeSec', 'Time (s)', (w) => w.timeSec, true))
     return { workload: name, type: types.get(name)!, title: `scheduling latency (us) for ${name}`, rows }
   })
 }
+
+const PERCENTILE_ROWS: readonly [PercentileKey, string][] = [
+  ['p50', 'Median (P50) (us)'],
+  ['p90', '90th Percentile (us)'],
+  ['p99', '99th Percentile (us)'],
+  ['p99_9', '99.9th Percentile (us)']
+]
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
 /** "(+55 %)", "(+ 1 %)", "(  0 %)", "(-14 %)" as in the seed threads. */
-export function formatChange(pct: number | null): string {
-  if (pct === null || !Number.isFinite(pct)) return ''
-  const r = Math.round(pct)
-  const sign = r > 0 ? '+' : r < 0 ? '-' : ' '
-  return `(${sign}${String(Math.abs(r)).padStart(2)} %)`
-}
+export const formatChange = formatImprovement
 
 export function formatValue(key: MetricKey, v: number | null): string {
   if (v === null) return '-'
@@ -149,19 +145,62 @@ export function formatValue(key: MetricKey, v: number | null): string {
   return Math.abs(v) >= 10 ? String(Math.round(v)) : v.toFixed(1)
 }
 
-/** A cell as the threads print it: the value, then its change for non-baseline columns. */
-export function formatCell(row: MetricRow, i: number): string {
+/** "±35": half the 95 % interval, in the value's format; '' without an interval. */
+export function formatHalfWidth(row: MetricRow, i: number): string {
+  const ci = row.ci[i]
+  if (!ci) return ''
+  return `±${formatValue(row.key, (ci[1] - ci[0]) / 2)}`
+}
+
+/** The value and its half-width, "1018 ±35", or the n/a reason. */
+export function formatValueCell(row: MetricRow, i: number): string {
+  if (row.na[i]) return row.na[i] as string
   const v = formatValue(row.key, row.values[i])
+  const h = formatHalfWidth(row, i)
+  return h ? `${v} ${h}` : v
+}
+
+/** The change with mmtests' mark for a significant one: "(+55 %)*". */
+export function formatMarkedChange(row: MetricRow, i: number): string {
   const c = formatChange(row.changes[i])
+  return c && row.significant[i] ? `${c}*` : c
+}
+
+/** A cell as the threads print it, with intervals and marks: "1018 ±35 (+55 %)*". */
+export function formatCell(row: MetricRow, i: number): string {
+  const v = formatValueCell(row, i)
+  const c = formatMarkedChange(row, i)
   return c ? `${v} ${c}` : v
 }
 
-/** Whether a change is good, bad or neither, for colouring. */
-export function changeTone(pct: number | null): 'better' | 'worse' | 'same' | 'none' {
-  if (pct === null || !Number.isFinite(pct)) return 'none'
-  const r = Math.round(pct)
-  return r > 0 ? 'better' : r < 0 ? 'worse' : 'same'
+/**
+ * Colour of a cell: better or worse only when the change is significant; 'same' (grey) when it
+ * is not; 'none' for the baseline, counts and n/a cells (never coloured).
+ */
+export function cellTone(row: MetricRow, i: number): 'better' | 'worse' | 'same' | 'none' {
+  const pct = row.changes[i]
+  if (row.na[i] || pct === null || !Number.isFinite(pct)) return 'none'
+  if (!row.significant[i]) return 'same'
+  return pct > 0 ? 'better' : pct < 0 ? 'worse' : 'same'
 }
+
+/** Tooltip of a cell: its interval, and the change's interval and p-value. */
+export function cellTitle(row: MetricRow, i: number): string {
+  if (row.na[i]) return `${row.na[i]}: fewer than 10 samples beyond this percentile`
+  const parts: string[] = []
+  const ci = row.ci[i]
+  if (ci) parts.push(`95 % interval ${formatValue(row.key, ci[0])} .. ${formatValue(row.key, ci[1])}`)
+  const cc = row.changeCi[i]
+  if (cc) {
+    const f = (x: number): string => `${x > 0 ? '+' : ''}${x.toFixed(1)} %`
+    const p = row.pValues[i]
+    parts.push(`change ${f(cc[0])} .. ${f(cc[1])} (better is +)${p !== null ? `, p = ${p < 0.001 ? '< 0.001' : p.toFixed(3)}` : ''}${row.significant[i] ? ', significant' : ', not significant'}`)
+  } else if (row.changes[i] !== null && row.key !== 'count') parts.push('no interval for this change: not tested')
+  return parts.join('; ')
+}
+
+/** What the marks mean, for the line under every exported table. */
+export const TABLE_LEGEND = LEGEND
 
 export function tablesToText(labels: readonly string[], tables: readonly WorkloadTable[]): string {
   const out: string[] = []
@@ -176,6 +215,7 @@ export function tablesToText(labels: readonly string[], tables: readonly Workloa
     })
     out.push('')
   }
+  if (tables.length > 0) out.push(TABLE_LEGEND, '')
   return out.join('\n')
 }
 
@@ -191,6 +231,7 @@ export function tablesToMarkdown(title: string, labels: readonly string[], table
     for (const r of t.rows) out.push(`| ${r.label} | ${labels.map((_, i) => formatCell(r, i)).join(' | ')} |`)
     out.push('')
   }
+  if (tables.length > 0) out.push(`_${TABLE_LEGEND}_`, '')
   return out.join('\n')
 }
 
@@ -200,24 +241,33 @@ function csvField(s: string): string {
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000
 
-/** Wide CSV: one line per workload metric; raw numbers, change columns in percent. */
+/**
+ * Wide CSV: one line per workload metric; raw numbers, each value's 95 % interval, change
+ * columns in percent (positive = better) with their significance ("*" as in the tables).
+ * The last line is the legend, as a comment.
+ */
 export function tablesToCsv(labels: readonly string[], tables: readonly WorkloadTable[], baseline = 0): string {
   const head = ['workload', 'metric']
   labels.forEach((l, i) => {
-    head.push(l)
-    if (i !== baseline) head.push(`${l} change %`)
+    head.push(l, `${l} ci95 low`, `${l} ci95 high`)
+    if (i !== baseline) head.push(`${l} change %`, `${l} significant`)
   })
   const lines = [head.map(csvField).join(',')]
   for (const t of tables) {
     for (const r of t.rows) {
       const f = [t.workload, r.key]
       r.values.forEach((v, i) => {
-        f.push(v === null ? '' : String(round3(v)))
-        if (i !== baseline) f.push(r.changes[i] === null ? '' : (r.changes[i] as number).toFixed(1))
+        const ci = r.ci[i]
+        f.push(r.na[i] ?? (v === null ? '' : String(round3(v))), ci ? String(round3(ci[0])) : '', ci ? String(round3(ci[1])) : '')
+        if (i !== baseline) {
+          f.push(r.changes[i] === null ? '' : (r.changes[i] as number).toFixed(1))
+          f.push(r.changes[i] === null || r.key === 'count' ? '' : r.significant[i] ? '*' : '')
+        }
       })
       lines.push(f.map(csvField).join(','))
     }
   }
+  lines.push(`# ${TABLE_LEGEND}`)
   return lines.join('\n') + '\n'
 }
 

@@ -84,6 +84,28 @@ describe('explain: reason codes of known causes', () => {
   })
 })
 
+describe('explain: preemption models', () => {
+  const s = (preempt: string): Scenario => scenario({
+    name: 'rt under hackbench syscalls', topology: 'smp-1', durationMs: 60, kernel: { hz: 250, preempt },
+    workloads: [
+      { type: 'hackbench', name: 'hb', groups: 1, mode: 'thread', ipc: 'pipe', loops: 100, repeat: true },
+      { type: 'periodic', name: 'rt', policy: 'fifo', priority: 50, runUs: 100, periodUs: 1000 }
+    ]
+  })
+  it('preempt=none: the RT wakee waits out the kernel section of a hackbench syscall', () => {
+    const e = explainSample({ scenario: s('none'), variantIndex: 0, seed: 1, workload: 'rt', sample: 'max' })
+    const c = codes(e)
+    expect(c).toContain('WAKEUP_RT_PREEMPTS_FAIR')
+    expect(c).toContain('RESCHED_KERNEL_SECTION')
+    expect(c.indexOf('PREEMPT_POINT')).toBeGreaterThan(c.indexOf('RESCHED_KERNEL_SECTION'))
+    expect(e.causes.map((x) => x.code)).toContain('RESCHED_KERNEL_SECTION')
+  })
+  it('preempt=full: the same wakeups preempt the kernel code at once', () => {
+    const e = explainSample({ scenario: s('full'), variantIndex: 0, seed: 1, workload: 'rt', sample: 'max' })
+    expect(codes(e)).not.toContain('RESCHED_KERNEL_SECTION')
+  })
+})
+
 describe('explain', () => {
   const s = quickScenario({
     topology: 2, durationMs: 200, kernel: { hz: 250 },

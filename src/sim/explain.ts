@@ -469,6 +469,8 @@ const CAUSE_WORDS: Record<string, string> = {
   TTWU_QUEUE: 'the wait for the wake-list IPI',
   RESCHED_IPI: 'the reschedule IPI',
   RESCHED_LAZY: 'a lazy reschedule waiting for the tick',
+  RESCHED_KERNEL_SECTION: 'the running task\u2019s kernel section, which this preemption model does not preempt',
+  RESCHED_LAZY_KERNEL: 'a lazy reschedule waiting for the return to user mode',
   SWITCH_COST: 'the context switch',
   WAKEUP_NOT_ELIGIBLE: 'being not eligible (negative lag)',
   WAKEUP_LATER_DEADLINE: 'other tasks\u2019 earlier deadlines',
@@ -513,7 +515,11 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       continue
     }
     if (r.cpu !== queuedOn(r.at)) continue
-    if (r.kind === 'idle-exit' && (code === 'RESCHED_IPI' || code === 'TIMER_IRQ')) charge(r.at, 'IDLE_EXIT')
+    if (r.kind === 'resched' && DEFERRALS.has(r.code)) {
+      if (code === 'SWITCH_COST' || code === 'RESCHED_IPI' || code === 'RESCHED_LAZY') charge(r.at, r.code)
+    } else if (r.kind === 'resched' && r.code === 'PREEMPT_POINT') {
+      if (DEFERRALS.has(code)) charge(r.at, 'SWITCH_COST')
+    } else if (r.kind === 'idle-exit' && (code === 'RESCHED_IPI' || code === 'TIMER_IRQ')) charge(r.at, 'IDLE_EXIT')
     else if (r.kind === 'idle-exit') continue
     else if (r.kind === 'stopper') charge(r.at, 'STOPPER')
     else if (r.kind === 'pick') {
@@ -528,6 +534,8 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
   charge(found.ranNs, code)
   return [...share.entries()].map(([c, ns]) => ({ code: c, ns })).sort((a, b) => b.ns - a.ns || (a.code < b.code ? -1 : 1))
 }
+
+const DEFERRALS = new Set(['RESCHED_KERNEL_SECTION', 'RESCHED_LAZY_KERNEL', 'STOPPER_DEFERRED'])
 
 const PASSED_CODES: Record<string, string> = {
   ineligible: 'WAKEUP_NOT_ELIGIBLE', 'later-deadline': 'WAKEUP_LATER_DEADLINE', protected: 'WAKEUP_PROTECTED', buddy: 'PICK_BUDDY'

@@ -11,6 +11,7 @@ import { FairSched } from './kernel/fair-sched'
 import { createWorkload } from './workloads'
 import type { WorkloadHost, WorkloadInstance } from './workloads/types'
 import { LogHistogram } from './metrics/histogram'
+import { LatencyBatches } from './metrics/batches'
 
 export interface RunHooks {
   /** Called every few thousand events with the simulated time reached. */
@@ -58,6 +59,8 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     }
   }
   for (const w of workloads) w.setup(host)
+  // every workload: tasks may be created later in the run (50 kB each)
+  k.latencyBatches = new LatencyBatches(workloads.map(() => true), durationNs)
   const allDone = (): boolean => workloads.length > 0 && workloads.every((w) => w.done())
   const stop = (): boolean => allDone() || (hooks.shouldStop?.() ?? false)
   const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, durationNs) : null
@@ -98,6 +101,8 @@ function collectResult(
       latencyUs: perWorkload[i].summaryUs(),
       latencyHist: perWorkload[i].dataUs()
     }
+    const batches = k.latencyBatches?.dataOf(i)
+    if (batches) out.latencyBatches = batches
     w.report(host, out)
     return out
   })

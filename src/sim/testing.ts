@@ -35,6 +35,7 @@ export function quickScenario(q: QuickScenario): Scenario {
 /** One step of a scripted task program (tests). */
 export type ScriptStep =
   | { run: number }
+  | { runKernel: number; pointEvery?: number }
   | { runWall: number }
   | { sleep: number }
   | { sleepUntil: number }
@@ -61,6 +62,7 @@ export function scripted(steps: ScriptStep[], loop = true): TaskProgram {
         }
         const s = steps[i++]
         if ('run' in s) return k.run(task, s.run)
+        if ('runKernel' in s) return k.runKernel(task, s.runKernel, s.pointEvery ?? 0)
         if ('runWall' in s) return k.runFor(task, s.runWall)
         if ('sleep' in s) return k.sleepFor(task, s.sleep)
         if ('sleepUntil' in s) return k.sleepUntil(task, s.sleepUntil)

@@ -10,7 +10,7 @@ function result(name: string, seed: number, max: number): VariantResult {
   return {
     name, seed,
     stats: { events: 1, wallMs: 1, simulatedMs: 1, contextSwitches: 0, migrations: 0, wakeups: 0, sysPct: 0 },
-    workloads: [{ name: 'cyclictest', type: 'cyclictest', latencyUs: { count: 10, min: 1, avg: 5, p50: 4, p90: 8, p99: 91, p99_9: 126, max } }],
+    workloads: [{ name: 'cyclictest', type: 'cyclictest', latencyUs: { count: 100000, min: 1, avg: 5, p50: 4, p90: 8, p99: 91, p99_9: 126, max } }],
     tasks: [], cpus: [], unreasonableIdle: { events: { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 } }
   }
 }
@@ -42,7 +42,9 @@ describe('table exports', () => {
     expect(txt.fileName).toBe('rb5-cyclictest.txt')
     expect(txt.text).toMatch(/Maximum \(us\) +2273 \| +1018 \(\+55 %\)/)
     const csv = await exportContent({ columns: cols, baseline: 0, format: 'csv', title: 't' }, getRun)
-    expect(csv.text.split('\n')).toContain('cyclictest,max,2273,1018,55.2')
+    expect(csv.text.split('\n')).toContain('cyclictest,max,2273,,,1018,,,55.2,')
+    expect(md.text).toMatch(/\*: significant/)
+    expect(txt.text).toMatch(/\*: significant/)
   })
 
   it('labels columns from different runs by run when variant names repeat', async () => {

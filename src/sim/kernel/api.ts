@@ -84,6 +84,12 @@ export interface TaskContext {
   cpuOf(task: number): number
   /** Terminal: execute `workNs` of CPU work (ns at capacity 1024, max frequency). */
   run(task: number, workNs: number): void
+  /**
+   * Terminal: execute `workNs` of CPU work in kernel mode (a syscall's work, a kernel thread's
+   * section). Under preempt none/voluntary a reschedule waits for its end; under voluntary also
+   * for the next of its might_resched() points, one every `pointEveryNs` of work (0: none).
+   */
+  runKernel(task: number, workNs: number, pointEveryNs?: number): void
   /** Terminal: stay busy for `wallNs` of wall time whatever the CPU speed (rt-app `runtime`). */
   runFor(task: number, wallNs: number): void
   /** Terminal: sleep on an hrtimer until `absNs`; latency is measured from `absNs`. */

@@ -4,7 +4,7 @@
  */
 import type { KernelSpec, VariantSpec } from '../scenario/types'
 import type { CostsSpec } from './topology-types'
-import { defaultFeatures, profileOrdinal, P_6_17, type FeatureSet, type KernelProfile } from './features'
+import { defaultFeatures, profileOrdinal, P_6_17, PREEMPT_MODELS, type FeatureSet, type KernelProfile } from './features'
 import { patchSwitches, PATCH_SWITCH_NAMES } from '../patches'
 
 export interface CostConfig {
@@ -100,7 +100,8 @@ export interface KernelConfig {
   normBaseSliceNs: number
   migrationCostNs: number
   rrTimesliceNs: number
-  preemptLazy: boolean
+  /** PREEMPT_NONE ... PREEMPT_LAZY: when a reschedule interrupts kernel code. */
+  preemptModel: number
   /** Default timer slack of fair tasks (task->timer_slack_ns, 50 us in the kernel). */
   timerSlackNs: number
   costs: CostConfig
@@ -142,7 +143,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     baseSliceNs: norm * sliceScaleFactor(ncpus, k.tunableScaling ?? 'log'),
     migrationCostNs: 500_000,
     rrTimesliceNs: 100_000_000,
-    preemptLazy: k.preempt === 'lazy',
+    preemptModel: PREEMPT_MODELS.indexOf(k.preempt ?? 'full'),
     timerSlackNs: Math.round((k.timerSlackUs ?? 50) * 1000),
     // the topology's calibration, then the scenario's kernel.costs
     costs: resolveCosts({ ...hardwareCosts, ...(k.costs ?? {}) }),

@@ -13,6 +13,7 @@
 import { EventQueue } from '../engine/event-queue'
 import { Prng } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
+import type { LatencyBatches } from '../metrics/batches'
 import type { Topology, IdleStateSpec } from './topology-types'
 import { idleStatesOf } from './topology'
 import type { KernelConfig } from './config'
@@ -29,7 +30,7 @@ import {
   DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
   DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
 } from './fair'
-import { P_6_17 } from './features'
+import { P_6_17, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
@@ -69,6 +70,8 @@ const ACT_SLEEP = 3
 const ACT_BLOCK = 4
 const ACT_YIELD = 5
 const ACT_EXIT = 6
+/** CPU work in kernel mode (a syscall's work, a kernel thread's section): see reschedDue(). */
+const ACT_RUN_KERNEL = 7
 
 /** PELT and other load-tracking hooks the fair class calls at the kernel's points. */
 export interface LoadHooks {
@@ -118,6 +121,8 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['cfsTaskPrev', Int32Array, NIL],
   ['action', Uint8Array, 0],
   ['remaining', Float64Array, 0],
+  ['kernelPoint', Float64Array, 0],
+  ['pointAt', Float64Array, 0],
   ['timerAt', Float64Array, 0],
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
@@ -186,6 +191,10 @@ export class Kernel implements TaskContext {
   // execution of the program
   action!: Uint8Array
   remaining!: Float64Array
+  /** Kernel section: work between its might_resched() points (PREEMPT_VOLUNTARY), 0 = none. */
+  kernelPoint!: Float64Array
+  /** Kernel section: the `remaining` at which its next preemption point comes, 0 = none. */
+  pointAt!: Float64Array
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
@@ -208,6 +217,8 @@ export class Kernel implements TaskContext {
   enqFlagsPending!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
+  /** Per-workload latency batches (set by simulate(); null in bare kernels). */
+  latencyBatches: LatencyBatches | null = null
   nrSwitches!: Float64Array
   nrMigrations!: Float64Array
   nrWakeups!: Float64Array
@@ -227,6 +238,10 @@ export class Kernel implements TaskContext {
   nrIdleQueued: Int32Array
   needResched: Uint8Array
   needReschedLazy: Uint8Array
+  /** The current task is at a preemption point (return to user mode, end of a kernel section). */
+  preemptPoint: Uint8Array
+  /** The stopper waits for the kernel section it cannot preempt (preempt none/voluntary). */
+  stopDeferred: Uint8Array
   mode: Uint8Array
   cpuRate: Float64Array
   segStart: Float64Array
@@ -306,6 +321,7 @@ export class Kernel implements TaskContext {
   private stepping = NIL
   private stepAction = ACT_NONE
   private stepArg = 0
+  private stepArg2 = 0
   private localResched: Int32Array
   private localReschedN = 0
   /** CPU whose pick_next_task() is running (its overhead delays the task it picks). */
@@ -338,6 +354,8 @@ export class Kernel implements TaskContext {
     this.wakeListTail = new Int32Array(c).fill(NIL)
     this.needResched = new Uint8Array(c)
     this.needReschedLazy = new Uint8Array(c)
+    this.preemptPoint = new Uint8Array(c)
+    this.stopDeferred = new Uint8Array(c)
     this.mode = new Uint8Array(c)
     this.cpuRate = new Float64Array(c)
     this.segStart = new Float64Array(c)
@@ -598,14 +616,54 @@ export class Kernel implements TaskContext {
     else this.sendIpi(cpu)
   }
 
-  /** resched_curr_lazy(): with PREEMPT_LAZY, a fair reschedule waits for the tick. */
+  /**
+   * resched_curr_lazy(): with PREEMPT_LAZY, TIF_NEED_RESCHED_LAZY. It is acted on at the next
+   * return to user mode (irq exit, syscall exit), never by kernel preemption; a remote CPU
+   * gets no IPI; the tick upgrades it to a plain reschedule. The idle task is always
+   * rescheduled at once. Other models: resched_curr().
+   */
   reschedCurrLazy(cpu: number): void {
-    if (this.cfg.preemptLazy && this.curr[cpu] !== NIL) {
+    if (this.cfg.preemptModel === PREEMPT_LAZY && this.curr[cpu] !== NIL) {
+      if (this.needResched[cpu] !== 0) return
       if (this.rec !== null) this.rec.resched(cpu, true)
       this.needReschedLazy[cpu] = 1
+      if (cpu === this.thisCpu) this.markLocal(cpu)
       return
     }
     this.reschedCurr(cpu)
+  }
+
+  /** The CPU runs kernel code (a kernel section of its current task). */
+  inKernel(cpu: number): boolean {
+    const t = this.curr[cpu]
+    return t !== NIL && this.action[t] === ACT_RUN_KERNEL
+  }
+
+  /**
+   * Is a pending reschedule acted on now, at an irq exit or a return from a syscall? User code
+   * is always preempted. Kernel code only with a preemptible kernel (full, lazy) and only by
+   * TIF_NEED_RESCHED, or at a preemption point: the end of its section, a might_resched()
+   * point (voluntary).
+   */
+  private reschedDue(cpu: number): boolean {
+    if (this.preemptPoint[cpu] !== 0) return this.needResched[cpu] !== 0 || this.needReschedLazy[cpu] !== 0
+    if (this.needResched[cpu] !== 0) return this.cfg.preemptModel >= PREEMPT_FULL || !this.inKernel(cpu)
+    return this.needReschedLazy[cpu] !== 0 && !this.inKernel(cpu)
+  }
+
+  /**
+   * The running task reached a preemption point (its syscall returns, its kernel section
+   * ends): a reschedule or a stopper that had to wait for it happens now.
+   */
+  private atPreemptionPoint(cpu: number): void {
+    if (this.stopDeferred[cpu] !== 0) {
+      this.stopDeferred[cpu] = 0
+      this.eq.push(this.now, EV_STOPPER, cpu, 0)
+    }
+    if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0) return
+    if (this.rec !== null) this.rec.preemptionPoint(cpu)
+    this.preemptPoint[cpu] = 1
+    this.markLocal(cpu)
   }
 
   private markLocal(cpu: number): void {
@@ -689,7 +747,7 @@ export class Kernel implements TaskContext {
   setCpuRate(cpu: number, rate: number): void {
     if (rate === this.cpuRate[cpu]) return
     const t = this.curr[cpu]
-    if (t !== NIL && this.action[t] === ACT_RUN) {
+    if (t !== NIL && (this.action[t] === ACT_RUN || this.action[t] === ACT_RUN_KERNEL)) {
       this.accountProgress(cpu, t)
       this.cpuRate[cpu] = rate
       this.armRunDone(cpu, t)
@@ -717,6 +775,7 @@ export class Kernel implements TaskContext {
     // (update_curr finding the slice over) do not trigger another round
     this.needResched[cpu] = 0
     this.needReschedLazy[cpu] = 0
+    this.preemptPoint[cpu] = 0
     if (this.rec !== null) this.rec.schedule(cpu, prev, next, this.yielding)
     if (next === prev) {
       if (prev !== NIL && this.schedStall[cpu] > 0) {
@@ -799,10 +858,10 @@ export class Kernel implements TaskContext {
 
   private accountProgress(cpu: number, t: number): void {
     const a = this.action[t]
-    if (a !== ACT_RUN && a !== ACT_RUN_WALL) return
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
     const ran = this.now - this.segStart[cpu]
     if (ran > 0) {
-      const done = a === ACT_RUN ? ran * this.cpuRate[cpu] : ran
+      const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
       this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
       this.segStart[cpu] = this.now
     }
@@ -826,7 +885,11 @@ export class Kernel implements TaskContext {
     this.segStart[cpu] = start
     this.pendingStall[cpu] = 0
     if (this.wakeTs[next] >= 0) {
-      if (this.attrs[next].recordLatency) this.latency[next].record(start - this.wakeTs[next])
+      const a = this.attrs[next]
+      if (a.recordLatency) {
+        const b = this.latency[next].record(start - this.wakeTs[next])
+        if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
+      }
       if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       this.wakeTs[next] = -1
     }
@@ -851,6 +914,11 @@ export class Kernel implements TaskContext {
     let dur = 0
     if (a === ACT_RUN) dur = Math.ceil(this.remaining[t] / this.cpuRate[cpu])
     else if (a === ACT_RUN_WALL) dur = Math.ceil(this.remaining[t])
+    else if (a === ACT_RUN_KERNEL) {
+      // up to the section's next might_resched() point, if it has one
+      const work = this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]
+      dur = Math.ceil(work / this.cpuRate[cpu])
+    }
     this.eq.push(start + dur, EV_RUN_DONE, cpu, gen)
   }
 
@@ -1044,12 +1112,14 @@ export class Kernel implements TaskContext {
 
   /** sched_tick() */
   private schedulerTick(cpu: number): void {
+    // PREEMPT_LAZY: a lazy reschedule still pending at the tick becomes a real one (it then
+    // preempts kernel code too); one raised by this tick is acted on at its irq exit to user
+    if (this.needReschedLazy[cpu] !== 0) this.reschedCurr(cpu)
     const curr = this.curr[cpu]
     if (curr !== NIL) {
       if (this.isFair(curr)) taskTickFair(this, cpu, false)
       else this.rt.taskTick(cpu, curr)
     }
-    if (this.needReschedLazy[cpu] !== 0) this.reschedCurr(cpu)
     if (this.rec !== null) this.rec.tick(cpu)
     this.placement.tick(cpu)
   }
@@ -1105,6 +1175,10 @@ export class Kernel implements TaskContext {
   }
 
   run(task: number, workNs: number): void { this.terminal(task, ACT_RUN, workNs) }
+  runKernel(task: number, workNs: number, pointEveryNs = 0): void {
+    this.terminal(task, ACT_RUN_KERNEL, workNs)
+    this.stepArg2 = pointEveryNs
+  }
   runFor(task: number, wallNs: number): void { this.terminal(task, ACT_RUN_WALL, wallNs) }
   sleepUntil(task: number, absNs: number): void { this.terminal(task, ACT_SLEEP, absNs) }
   sleepFor(task: number, ns: number): void { this.terminal(task, ACT_SLEEP, this.now + ns) }
@@ -1202,12 +1276,19 @@ export class Kernel implements TaskContext {
       const act = this.stepAction
       const arg = this.stepArg
       if (act === ACT_NONE) throw new KernelInvariantError(`task ${this.attrs[t].name}: step() chose no action`)
-      if (act === ACT_RUN || act === ACT_RUN_WALL) {
+      if (act === ACT_RUN || act === ACT_RUN_WALL || act === ACT_RUN_KERNEL) {
         if (!(arg > 0)) continue
         this.action[t] = act
         this.remaining[t] = arg
+        if (act === ACT_RUN_KERNEL) {
+          const point = this.cfg.preemptModel === PREEMPT_VOLUNTARY && this.stepArg2 > 0 ? this.stepArg2 : 0
+          this.kernelPoint[t] = point
+          this.pointAt[t] = point > 0 && arg > point ? arg - point : 0
+        }
         if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
         this.armRunDone(cpu, t)
+        // the step was a return to user mode (or a kernel thread's preemption point)
+        this.atPreemptionPoint(cpu)
         break
       }
       if (act === ACT_SLEEP) {
@@ -1337,7 +1418,12 @@ export class Kernel implements TaskContext {
     while (this.localReschedN > 0) {
       const cpu = this.localResched[--this.localReschedN]
       this.localReschedMark[cpu] = 0
-      if (this.needResched[cpu] === 0) continue
+      const due = this.reschedDue(cpu)
+      this.preemptPoint[cpu] = 0
+      if (!due) {
+        if (this.rec !== null) this.rec.reschedDeferred(cpu)
+        continue
+      }
       const m = this.mode[cpu]
       // an idle CPU still in its interrupt or idle exit schedules when that ends
       if (m === CPU_BUSY || (m === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now)) this.schedule(cpu)
@@ -1353,10 +1439,31 @@ export class Kernel implements TaskContext {
       this.eq.push(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu])
       return
     }
+    if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
+      this.accountProgress(cpu, t)
+      if (this.remaining[t] >= 1) {
+        this.mightResched(cpu, t)
+        return
+      }
+    }
     this.remaining[t] = 0
     this.action[t] = ACT_NONE
     this.segStart[cpu] = this.now
     this.runProgram(cpu, t)
+  }
+
+  /** A might_resched() point inside a kernel section (PREEMPT_VOLUNTARY). */
+  private mightResched(cpu: number, t: number): void {
+    const step = this.kernelPoint[t]
+    let at = this.pointAt[t]
+    while (at > 0 && at >= this.remaining[t] - 0.5) at -= step
+    this.pointAt[t] = at > 0 ? at : 0
+    if (this.stopDeferred[cpu] !== 0) {
+      this.stopDeferred[cpu] = 0
+      this.eq.push(this.now, EV_STOPPER, cpu, 0)
+    }
+    if (this.needResched[cpu] !== 0) this.schedule(cpu)
+    else this.armRunDone(cpu, t)
   }
 
   private onTick(cpu: number): void {
@@ -1404,6 +1511,8 @@ export class Kernel implements TaskContext {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
     this.tryToWakeUp(task, 0, this.timerAt[task])
+    // the interrupt's exit acts on a lazy reschedule another CPU raised here without an IPI
+    if (this.needReschedLazy[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) this.markLocal(cpu)
     this.thisCpu = prevThis
     // back to the idle loop once every timer of this instant has been handled
     if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now) this.eq.push(this.now, EV_IDLE_EXIT, cpu, 0)
@@ -1421,7 +1530,8 @@ export class Kernel implements TaskContext {
     this.ipiPending[cpu] = 0
     if (this.mode[cpu] === CPU_BUSY) {
       this.flushWakeList(cpu)
-      if (this.needResched[cpu] !== 0) this.schedule(cpu)
+      if (this.reschedDue(cpu)) this.schedule(cpu)
+      else if (this.rec !== null) this.rec.reschedDeferred(cpu)
       return
     }
     const ready = this.exitIdle(cpu)
@@ -1453,6 +1563,12 @@ export class Kernel implements TaskContext {
         this.eq.push(ready, EV_STOPPER, cpu, 0)
         return
       }
+    }
+    // without a preemptible kernel the stopper waits for the running kernel section's end
+    if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
+      if (this.rec !== null) this.rec.stopperDeferred(cpu)
+      this.stopDeferred[cpu] = 1
+      return
     }
     this.stopWork[cpu] = null
     // the stopper task preempts whatever runs: put the current task back, run the work

@@ -19,6 +19,14 @@ export function profileOrdinal(p: KernelProfile): number {
   return KERNEL_PROFILES.indexOf(p)
 }
 
+/** Preemption models (CONFIG_PREEMPT_NONE / _VOLUNTARY / PREEMPT / PREEMPT_LAZY), in this order. */
+export const PREEMPT_MODELS = ['none', 'voluntary', 'full', 'lazy'] as const
+export type PreemptModelName = (typeof PREEMPT_MODELS)[number]
+export const PREEMPT_NONE = 0
+export const PREEMPT_VOLUNTARY = 1
+export const PREEMPT_FULL = 2
+export const PREEMPT_LAZY = 3
+
 export interface FeatureDoc {
   name: string
   /** Default value per profile ordinal (index = profile ordinal). */

@@ -86,6 +86,15 @@ export interface KernelRecorder {
   wakeupPreempt(cpu: number, p: number, curr: number, why: number): void
   /** resched_curr() / resched_curr_lazy() on cpu: `lazy` when it waits for the tick. */
   resched(cpu: number, lazy: boolean): void
+  /**
+   * A pending reschedule is not acted on yet: the CPU runs kernel code that this preemption
+   * model does not preempt (none, voluntary; lazy only at the return to user mode).
+   */
+  reschedDeferred(cpu: number): void
+  /** The running task reached a preemption point (its kernel section ended, might_resched()): the pending reschedule happens now. */
+  preemptionPoint(cpu: number): void
+  /** The stopper waits for the running kernel section to end (a non-preemptible kernel). */
+  stopperDeferred(cpu: number): void
   /** sched_tick() ran on cpu (after the class tick and the lazy reschedule check). */
   tick(cpu: number): void
   /** The hrtick expired on cpu (the fair slice end). */

@@ -204,6 +204,10 @@ export function describe(r: DecisionRecord, n: Namer, focus = NIL): string {
     case 'select': return selectText(r, n)
     case 'preempt': return preemptText(r, n)
     case 'resched':
+      if (r.code === 'RESCHED_KERNEL_SECTION') return `${c} has a reschedule pending, but ${who} runs kernel code this preemption model does not preempt: it waits for the section's end (or a might_resched() point)`
+      if (r.code === 'RESCHED_LAZY_KERNEL') return `${c} has a lazy reschedule pending (PREEMPT_LAZY): it is acted on when ${who} returns to user mode, or at the tick`
+      if (r.code === 'PREEMPT_POINT') return `${who} reached a preemption point on ${c} (its kernel section ended, or might_resched()): the pending reschedule happens now`
+      if (r.code === 'STOPPER_DEFERRED') return `${c}'s stopper waits for ${who}'s kernel section to end (the kernel is not preemptible)`
       if (r.code === 'RESCHED_LAZY') return `lazy reschedule of ${c} (PREEMPT_LAZY): it waits for the tick at ${fmtT(r.lazyUntilNs ?? r.at)}`
       if (r.code === 'RESCHED_IPI') return `reschedule IPI${r.from !== undefined && r.from >= 0 ? ` from CPU ${r.from}` : ''} to ${c}`
       return `${c} reschedules at once`

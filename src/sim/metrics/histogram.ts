@@ -20,7 +20,8 @@ export class LogHistogram {
   min = Infinity
   max = 0
 
-  record(v: number): void {
+  /** Record one value; returns its bucket (the batch recorder files the sample there too). */
+  record(v: number): number {
     if (v < 0) v = 0
     const b = bucketOf(v)
     this.counts[b]++
@@ -28,6 +29,7 @@ export class LogHistogram {
     this.sum += v
     if (v < this.min) this.min = v
     if (v > this.max) this.max = v
+    return b
   }
 
   merge(o: LogHistogram): void {

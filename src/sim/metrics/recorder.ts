@@ -167,6 +167,9 @@ export class Recorder implements W.KernelRecorder {
   /** What the next migration is part of (set by the hook that starts it). */
   private moveCode = ''
   dropped = 0
+  /** Per CPU: the last deferred-reschedule record, and whether its deferral is still open. */
+  private readonly lastDeferred: (DecisionRecord | null)[]
+  private readonly deferOpen: Uint8Array
 
   constructor(readonly k: Kernel, opts: RecorderOptions = {}) {
     this.startNs = opts.startNs ?? 0
@@ -187,6 +190,8 @@ export class Recorder implements W.KernelRecorder {
       this.idleNow[c] = k.curr[c] === NIL ? k.idleState[c] : -1
     }
     this.base = []
+    this.lastDeferred = new Array<DecisionRecord | null>(n).fill(null)
+    this.deferOpen = new Uint8Array(n)
     this.fs = k.placement instanceof FairSched ? k.placement : null
     this.stateNames = k.topo.cpus.map((_, c) => idleStatesOf(k.topo, c).map((s) => s.name))
   }
@@ -549,6 +554,32 @@ export class Recorder implements W.KernelRecorder {
     this.push(r)
   }
 
+  reschedDeferred(cpu: number): void {
+    if (!this.on) return
+    const k = this.k
+    if (k.needResched[cpu] === 0 && k.needReschedLazy[cpu] === 0) return
+    const code = k.needResched[cpu] === 0 ? 'RESCHED_LAZY_KERNEL' : 'RESCHED_KERNEL_SECTION'
+    const last = this.lastDeferred[cpu]
+    // one record per section: the reschedule stays deferred until its preemption point
+    if (last !== null && last.code === code && last.task === k.curr[cpu] && this.deferOpen[cpu] !== 0) return
+    const r = this.rec('resched', cpu, code, k.curr[cpu], NIL)
+    r.from = k.thisCpu
+    this.lastDeferred[cpu] = r
+    this.deferOpen[cpu] = 1
+    this.push(r)
+  }
+
+  preemptionPoint(cpu: number): void {
+    this.deferOpen[cpu] = 0
+    if (!this.on) return
+    this.push(this.rec('resched', cpu, 'PREEMPT_POINT', this.k.curr[cpu], NIL))
+  }
+
+  stopperDeferred(cpu: number): void {
+    if (!this.on) return
+    this.push(this.rec('resched', cpu, 'STOPPER_DEFERRED', this.k.curr[cpu], NIL))
+  }
+
   tick(cpu: number): void {
     if (!this.on) return
     const k = this.k
@@ -685,7 +716,7 @@ export function allReasonCodes(): string[] {
     'SIS_NO_IDLE', 'SIS_CLUSTER_FALLBACK', 'SIS_SLICE_CPU', 'SEL_PINNED', 'SEL_FALLBACK', 'SEL_RT_PREV', 'SEL_RT_LOWEST',
     ...new Set(Object.values(WP_CODES)),
     'WAKEUP_NOT_ELIGIBLE', 'WAKEUP_PROTECTED', 'WAKEUP_PROTECTED_NO_SHORT', 'WAKEUP_CURR_INELIGIBLE',
-    'RESCHED_LAZY', 'RESCHED_LOCAL', 'RESCHED_IPI',
+    'RESCHED_LAZY', 'RESCHED_LOCAL', 'RESCHED_IPI', 'RESCHED_KERNEL_SECTION', 'RESCHED_LAZY_KERNEL', 'PREEMPT_POINT', 'STOPPER_DEFERRED',
     'TICK', 'TICK_RESCHED', 'TICK_LAZY_PENDING', 'HRTICK',
     'IDLE_ENTER', 'IDLE_EXIT', 'TIMER_FIRED',
     'MIGRATE', 'MIGRATE_WAKEUP', 'MIGRATE_BALANCE', 'MIGRATE_ACTIVE_BALANCE', 'MIGRATE_RT_PUSH', 'MIGRATE_RT_PULL',

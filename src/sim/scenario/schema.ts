@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { KERNEL_PROFILES } from '../kernel/features'
+import { KERNEL_PROFILES, PREEMPT_MODELS } from '../kernel/features'
 import { RTAPP_GLOBAL_INPUT, RTAPP_TASKS_INPUT } from './rtapp-schema'
 
 /**
@@ -200,7 +200,7 @@ const KERNEL_FIELDS = {
   profile: z.enum(KERNEL_PROFILES as unknown as [string, ...string[]]).meta(d('Kernel release modeled (feature defaults and EEVDF details)')),
   baseSliceUs: z.number().min(100).max(100000).meta(d('Normalized base slice (sysctl sched_base_slice before CPU scaling). Default by profile')),
   tunableScaling: z.enum(['none', 'log', 'linear']).meta(d('sched_tunable_scaling')),
-  preempt: z.enum(['full', 'lazy']).meta(d('Preemption model')),
+  preempt: z.enum(PREEMPT_MODELS).meta(d('Preemption model (CONFIG_PREEMPT_*): "none" and "voluntary" wait out kernel-mode sections (syscalls, kernel threads) until a preemption point, "voluntary" also at might_resched() points; "full" (default) preempts at once; "lazy" (PREEMPT_LAZY) defers fair-class reschedules to the next return to user mode or tick')),
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
   timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
   debug: z.boolean().meta(d('Check the model\'s invariants during the run'))

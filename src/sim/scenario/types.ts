@@ -1,5 +1,6 @@
 import type { CostsSpec, TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
+import type { PreemptModelName } from '../kernel/features'
 import type { PolicyName } from '../kernel/api'
 import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
 
@@ -18,8 +19,12 @@ export interface KernelSpec {
   baseSliceUs?: number
   /** 'log' (default), 'none' or 'linear' (sysctl sched_tunable_scaling). */
   tunableScaling?: 'none' | 'log' | 'linear'
-  /** 'full' (default) or 'lazy' (6.13+ PREEMPT_LAZY) preemption model. */
-  preempt?: 'full' | 'lazy'
+  /**
+   * Preemption model: 'none', 'voluntary', 'full' (default) or 'lazy' (6.13+ PREEMPT_LAZY).
+   * none/voluntary wait out kernel-mode sections; lazy defers fair reschedules to the next
+   * return to user mode or tick.
+   */
+  preempt?: PreemptModelName
   costs?: CostsSpec
   /** Timer slack of fair tasks' sleeps in microseconds (default 50, the kernel's default). */
   timerSlackUs?: number

@@ -13,7 +13,8 @@ import { commonAttrs, delayNs } from './common'
  */
 class NoiseThread implements TaskProgram {
   private working = false
-  constructor(private readonly meanSleepNs: number, private readonly meanRunNs: number) {}
+  /** `kernel`: a kernel thread, whose work is kernel code (not preempted under preempt none). */
+  constructor(private readonly meanSleepNs: number, private readonly meanRunNs: number, private readonly kernel: boolean) {}
 
   step(task: number, k: TaskContext): void {
     if (this.working) {
@@ -22,7 +23,9 @@ class NoiseThread implements TaskProgram {
       return
     }
     this.working = true
-    k.run(task, Math.max(1000, Math.round(exponential(k) * this.meanRunNs)))
+    const work = Math.max(1000, Math.round(exponential(k) * this.meanRunNs))
+    if (this.kernel) k.runKernel(task, work)
+    else k.run(task, work)
   }
 }
 
@@ -40,12 +43,12 @@ export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstanc
       for (const cpu of cpus) {
         for (let i = 0; i < spec.perCpu; i++) {
           const attrs = { ...commonAttrs(spec, index, `kworker/${cpu}:${i}`, start), cpus: [cpu], recordLatency: false }
-          host.createTask(attrs, new NoiseThread(spec.perCpuPeriodUs * 1000, spec.perCpuRunUs * 1000), cpu)
+          host.createTask(attrs, new NoiseThread(spec.perCpuPeriodUs * 1000, spec.perCpuRunUs * 1000, true), cpu)
         }
       }
       for (let i = 0; i < spec.daemons; i++) {
         const attrs = { ...commonAttrs(spec, index, `${spec.name}-daemon-${i}`, start), recordLatency: false }
-        host.createTask(attrs, new NoiseThread(spec.daemonPeriodUs * 1000, spec.daemonRunUs * 1000))
+        host.createTask(attrs, new NoiseThread(spec.daemonPeriodUs * 1000, spec.daemonRunUs * 1000, false))
       }
     },
     done: () => false,

@@ -40,7 +40,7 @@ class MessageThread implements TaskProgram {
     if (this.list.length > 0) {
       const n = this.list.length
       for (const w of this.list.splice(0)) k.wake(w, 0)
-      return k.run(task, Math.round(n * WAKE_COST_US * US))
+      return k.runKernel(task, Math.round(n * WAKE_COST_US * US))
     }
     this.sleeping = true
     k.block(task)
@@ -71,7 +71,7 @@ class MessageThread implements TaskProgram {
         woken++
       }
     }
-    if (woken > 0) return k.run(task, Math.round(woken * WAKE_COST_US * US))
+    if (woken > 0) return k.runKernel(task, Math.round(woken * WAKE_COST_US * US))
     // Everyone is saturated: schbench usleeps 100 us and retries; otherwise wait for the next second.
     if (this.backlog > 0) return k.sleepFor(task, 100 * US)
     k.sleepUntil(task, this.nextSecond)

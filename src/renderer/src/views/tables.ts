@@ -1,9 +1,11 @@
-import { changeTone, formatChange, formatValue, type WorkloadTable } from '../../../shared/tables'
+import { cellTitle, cellTone, formatMarkedChange, formatValueCell, TABLE_LEGEND, type WorkloadTable } from '../../../shared/tables'
 import { h } from '../dom'
 
 /**
- * A workload's table in the seed threads' form: values, and for each column after the
- * baseline its change ("(+55 %)"), coloured better/worse.
+ * A workload's table in the seed threads' form: values with the half-width of their 95 %
+ * interval, and for each column after the baseline its change ("(+55 %)*"). Only significant
+ * changes are coloured; the others stay grey with their interval on hover; n/a cells (too few
+ * samples beyond the percentile) are never coloured.
  */
 export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline: number): HTMLElement {
   return h('div', { class: 'table-scroll' }, h('table', { class: 'seeds-table', 'data-workload': t.workload },
@@ -12,10 +14,16 @@ export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline
     h('tbody', {}, t.rows.map((r) => h('tr', { 'data-metric': r.key },
       h('th', { scope: 'row' }, r.label),
       labels.map((_, i) => {
-        const tone = changeTone(r.changes[i])
-        const chg = formatChange(r.changes[i])
-        return h('td', { class: tone === 'none' ? '' : tone },
-          formatValue(r.key, r.values[i]),
-          chg ? h('span', { class: 'chg' }, ' ' + chg) : null)
-      }))))))
+        const tone = cellTone(r, i)
+        const chg = formatMarkedChange(r, i)
+        const title = cellTitle(r, i)
+        return h('td', {
+          class: [tone === 'none' ? '' : tone, r.na[i] ? 'na' : ''].filter(Boolean).join(' '),
+          ...(title ? { title } : {}),
+          'data-significant': r.significant[i] ? 'true' : 'false'
+        },
+        formatValueCell(r, i),
+        chg ? h('span', { class: 'chg' }, ' ' + chg) : null)
+      })))),
+    h('tfoot', {}, h('tr', {}, h('td', { colspan: String(labels.length + 1), class: 'legend' }, TABLE_LEGEND)))))
 }

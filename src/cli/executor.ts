@@ -1,0 +1,89 @@
+import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { RunSpec } from '../sim/scenario'
+import type { VariantResult } from '../shared/result'
+import type { PrecisionJob } from '../stats/precision'
+import { WorkerPool } from '../main/services/worker-pool'
+import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
+import type { CliIo } from './io'
+import { defaultSimulate, type SimulateFn } from './simulator'
+
+/**
+ * Where the CLI's runs go when there are many of them (`--precision`, `sweep`): the worker pool
+ * (one worker thread per CPU, the same pool the workbench uses), or, when a simulator is
+ * injected (tests), in this thread one after the other.
+ */
+export interface Executor {
+  readonly parallelism: number
+  submit(spec: RunSpec): PrecisionJob
+  close(): Promise<void>
+}
+
+const WORKER_SOURCE = join(resolve(__dirname, '../..'), 'src', 'main', 'services', 'sim-worker.ts')
+
+/** Workers: Slurm's CPUs for this task when under Slurm, else the machine's. */
+export function workerCount(env: NodeJS.ProcessEnv = process.env): number {
+  const slurm = Number(env.SLURM_CPUS_PER_TASK)
+  if (Number.isInteger(slurm) && slurm > 0) return slurm
+  return Math.max(1, availableParallelism())
+}
+
+export function poolExecutor(size = workerCount()): Executor {
+  const pool = new WorkerPool<VariantResult>({ workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(), size })
+  return {
+    parallelism: pool.size,
+    submit(spec) {
+      const h = pool.submit(spec)
+      return {
+        result: h.outcome.then((o) => {
+          if (o.status === 'done') return o.result
+          if (o.status === 'canceled') return null
+          throw new Error(`${spec.variant}, seed ${spec.seed}: ${o.message}`)
+        }),
+        cancel: () => h.cancel()
+      }
+    },
+    close: () => pool.close()
+  }
+}
+
+/** Runs in this thread, in submission order; a canceled run that has not started is skipped. */
+export function inProcessExecutor(simulate: SimulateFn = defaultSimulate): Executor {
+  let chain: Promise<unknown> = Promise.resolve()
+  return {
+    parallelism: 1,
+    submit(spec) {
+      let canceled = false
+      const result = chain.then(() => (canceled ? null : simulate(spec.scenario, spec.variantIndex, spec.seed, { shouldStop: () => canceled })))
+      chain = result.catch(() => undefined)
+      return { result, cancel: () => (canceled = true) }
+    },
+    close: async () => {
+      await chain
+    }
+  }
+}
+
+export function makeExecutor(simulate?: SimulateFn): Executor {
+  return simulate ? inProcessExecutor(simulate) : poolExecutor()
+}
+
+/** Run every spec, results in spec order; a line on stderr as each ends when the whole takes long. */
+export async function runAll(ex: Executor, specs: readonly RunSpec[], io: CliIo, what = 'runs'): Promise<VariantResult[]> {
+  const started = io.now()
+  let done = 0
+  let lastPrint = 0
+  const jobs = specs.map((s) => ex.submit(s))
+  return Promise.all(jobs.map(async (j, i) => {
+    const r = await j.result
+    if (!r) throw new Error(`${specs[i].variant}, seed ${specs[i].seed}: canceled`)
+    done++
+    const now = io.now()
+    if (now - started > 1000 && (now - lastPrint > (io.errIsTty ? 200 : 2000) || done === specs.length)) {
+      lastPrint = now
+      const line = `${done} of ${specs.length} ${what} done (${ex.parallelism} in parallel, ${((now - started) / 1000).toFixed(1)} s)`
+      io.err(io.errIsTty ? `\r${line}\u001b[K${done === specs.length ? '\n' : ''}` : `${line}\n`)
+    }
+    return r
+  }))
+}

@@ -1,0 +1,5 @@
+export * from './quantile'
+export * from './summary'
+export * from './format'
+export { tQuantile, tTwoSidedP } from './tdist'
+export * from './precision'

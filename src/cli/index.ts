@@ -4,6 +4,7 @@ import { compareCommand, listCommand, runCommand, validateCommand } from './comm
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
 import { explainCommand } from './explain'
+import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 
 /**
@@ -37,6 +38,10 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await analyzeCommand(c, io)
       case 'explain':
         return await explainCommand(c, io)
+      case 'sweep':
+        return await sweepCommand(c, io, simulate)
+      case 'merge':
+        return await mergeCommand(c.dirs, c.json, c.out, io)
     }
   } catch (e) {
     if (e instanceof ScenarioError) {

@@ -4,6 +4,7 @@ import { compareCommand, listCommand, runCommand, validateCommand } from './comm
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
 import { realCommand } from './real'
+import { explainCommand } from './explain'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 
@@ -38,6 +39,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await analyzeCommand(c, io)
       case 'real':
         return await realCommand(c, io)
+      case 'explain':
+        return await explainCommand(c, io)
       case 'sweep':
         return await sweepCommand(c, io, simulate)
       case 'merge':

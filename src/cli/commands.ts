@@ -10,7 +10,7 @@ import type { CliIo, LineWriter } from './io'
 import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '../trace/perfetto'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
-import { traceFileName } from '../trace/line-writer'
+import { runFileStem, traceFileName } from '../trace/line-writer'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { summarize } from '../stats/summary'
@@ -134,7 +134,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
 /** A Perfetto trace of one run (--trace-format perfetto), streamed to DIR/<run>.perfetto-trace. */
 function perfettoTrace(run: RunSpec, io: CliIo, dir: string, label: string): { configure(k: Kernel): void; close(): void } {
   io.mkdirp(dir)
-  const path = join(dir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.perfetto-trace`)
+  const path = join(dir, `${runFileStem(run.scenario.name, run.variant, `seed${run.seed}`)}.perfetto-trace`)
   const file = io.openBytes(path)
   io.err(`tracing ${label} to ${path}\n`)
   let writer: PerfettoWriter | null = null

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { openTraceFile } from '../trace/reader'
 import { openLineWriter, type LineWriter } from '../trace/line-writer'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
 export interface CliIo {

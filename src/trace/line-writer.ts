@@ -33,7 +33,11 @@ function slug(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
 }
 
-/** "<scenario>-<variant>-<run>.trace.txt", the name `run --trace` and `real --trace` give a trace. */
+/** "<scenario>-<variant>-<run>": the stem of the files `run --trace` and `real --trace` write. */
+export function runFileStem(scenario: string, variant: string, run: string): string {
+  return `${slug(scenario)}-${slug(variant)}-${run}`
+}
+
 export function traceFileName(scenario: string, variant: string, run: string): string {
-  return `${slug(scenario)}-${slug(variant)}-${run}.trace.txt`
+  return `${runFileStem(scenario, variant, run)}.trace.txt`
 }

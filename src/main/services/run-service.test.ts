@@ -15,9 +15,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
-async function setup() {
+async function setup(workerPath = fixtureWorker('result-worker.ts')) {
   const t = tempDir()
-  const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
+  const pool = new WorkerPool<VariantResult>({ workerPath, execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
   const store = await RunStore.open(t.dir, new MemoryKv())
   const events: Ev[] = []
   const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload }) })
@@ -121,15 +121,7 @@ describe('RunService', () => {
 
 describe('RunService precision runs', () => {
   it('adds seeds on the pool until the interval is within PCT %, and saves what it reached', async () => {
-    const t = tempDir()
-    const pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
-    const store = await RunStore.open(t.dir, new MemoryKv())
-    const events: Ev[] = []
-    const runs = new RunService({ pool, store, version: '1', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload }) })
-    cleanups.push(async () => {
-      await pool.close()
-      t.cleanup()
-    })
+    const { runs, store, events } = await setup(join(__dirname, 'sim-worker.ts'))
     const text = JSON.stringify({
       name: 'precise', topology: 'smp-2', durationMs: 150,
       variants: [{ name: 'a' }, { name: 'b', kernel: { costs: { contextSwitchUs: 9 } } }],

@@ -6,7 +6,8 @@
  * repeats, per case and percentile the real range beside the simulated value (inside the range
  * widened by half?), how many cells are inside and how many effect directions agree.
  *
- * Real runs need a quiet machine: claim one, then run it; finished real runs are cached in
+ * Real runs need a quiet machine: claim one, then run it (a run starts only once the machine is
+quiet: it waits, up to --quiet-wait-s each time, until the budget ends); finished real runs are cached in
  * fidelity-real-cache/ (git-ignored), so the suite can span several quiet windows: run the same
  * command again and it goes on where it stopped. Not a test: it reports, it asserts nothing.
  *
@@ -25,6 +26,7 @@ import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
 import type { HostRecord, VariantResult } from '../src/shared/result'
 import { hostSpecs } from '../src/real/host-specs'
 import { realUnavailableReason, runRealOne } from '../src/real/runner'
+import { RealNotQuiet } from '../src/real/errors'
 import { CASES, EFFECTS, metricsOf, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -112,12 +114,10 @@ async function realPhase(): Promise<void> {
     return
   }
   mkdirSync(CACHE, { recursive: true })
+  const attempts = new Map<string, number>()
   // round robin over the cases, so that slow changes of the machine spread over all of them
   for (;;) {
-    const todo = cases.filter((c) => {
-      const runs = cached(c)
-      return runs.filter((r) => !r.contaminated).length < REPEATS && runs.length < MAX_ATTEMPTS
-    })
+    const todo = cases.filter((c) => cached(c).filter((r) => !r.contaminated).length < REPEATS && (attempts.get(c.id) ?? 0) < MAX_ATTEMPTS)
     if (todo.length === 0) return
     for (const c of todo) {
       if (Date.now() - started + DURATION_MS + 20_000 > BUDGET_MS) {
@@ -129,7 +129,15 @@ async function realPhase(): Promise<void> {
       const s = scenarioOf(c, DURATION_MS)
       const spec = expandRuns(s, { seed: attempt, seeds: 1 })[0]
       log(`${c.id}: real run ${attempt} (${runs.filter((r) => !r.contaminated).length} clean of ${REPEATS})`)
-      const v = await runRealOne(spec, { quiet: { timeoutMs: Number(opt['quiet-wait-s']) * 1000 }, log: (l) => log(`  ${l}`) })
+      let v: VariantResult
+      try {
+        v = await runRealOne(spec, { quiet: { timeoutMs: Number(opt['quiet-wait-s']) * 1000 }, requireQuiet: true, log: (l) => log(`  ${l}`) })
+      } catch (e) {
+        if (!(e instanceof RealNotQuiet)) throw e
+        log(`  ${e.message}: trying again`)
+        continue
+      }
+      attempts.set(c.id, (attempts.get(c.id) ?? 0) + 1)
       const host = v.host as HostRecord
       const rec: CachedRun = {
         case: c.id,
@@ -244,7 +252,7 @@ function report(sims: Map<string, SimCase>): void {
   L.push('')
   L.push('## Method', '')
   L.push(`- Each case is one scenario (scripts/fidelity-real/cases.ts). The load starts at once; cyclictest (\`-t1 -i 2777 --policy other\` unless the case says otherwise) starts ${WARMUP_US / 1e6} s later and measures for ${(DURATION_MS - WARMUP_US / 1000) / 1000} s.`)
-  L.push(`- Real: ${REPEATS} clean repeats per case, the cases taken round robin; a run is contaminated when processes that are not ours used more than 0.08 CPU-s per second of run (from /proc), and is repeated (at most ${MAX_ATTEMPTS} attempts per case) and set aside. Latency is from the trace (requested hrtimer expiry to sched_switch), as \`schedlab analyze\` reads it.`)
+  L.push(`- Real: ${REPEATS} clean repeats per case, the cases taken round robin; a run starts only after the machine was quiet (others under 0.1 CPU for 2 s); a run is contaminated when processes that are not ours used more than 0.08 CPU-s per second of run (from /proc), and is repeated (at most ${MAX_ATTEMPTS} attempts per case and invocation) and set aside. Latency is from the trace (requested hrtimer expiry to sched_switch), as \`schedlab analyze\` reads it.`)
   L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).`)
   L.push('- "inside": the simulated value lies in the real range (min..max over the clean repeats) widened by half its width on each side.')
   L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change, = otherwise.', '')

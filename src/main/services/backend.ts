@@ -8,6 +8,7 @@ import type { KeyValueStore } from './kv'
 import { exportContent } from './export'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
+import { ExplainService } from './explain-service'
 
 export interface BackendOptions {
   dataDir: string
@@ -63,6 +64,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   }
 
+  const explainer = new ExplainService(pool, getRun)
+
   const service: ServiceMethods = {
     appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform }),
     editorInfo: async () => scenarios.editorInfo(),
@@ -95,7 +98,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
     getSettings: async () => settings.get(),
     updateSettings: async (patch) => (patch.theme ? settings.setTheme(patch.theme) : settings.get()),
-    exportContent: (req) => exportContent(req, getRun)
+    exportContent: (req) => exportContent(req, getRun),
+    explain: (req) => explainer.explain(req),
+    perfettoTrace: (req) => explainer.perfettoTrace(req)
   }
 
   return {

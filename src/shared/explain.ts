@@ -61,6 +61,8 @@ export interface ExplainResult {
   lanes?: CpuLane[]
   /** Task names by id, for colouring lanes consistently. */
   tasks?: string[]
+  /** Every latency sample (wakeup to run) in the window, of every task (allCpus). */
+  waits?: { task: string; cpu: number; readyNs: number; ranNs: number }[]
   /** An unreasonable-idle event's explanation: the idle CPU's period and the task that waited. */
   idle?: { cpu: number; startNs: number; endNs: number; bucket: string; task: string; waitingSinceNs: number }
   /** Set when the re-run does not match the saved result (another schedlab version saved it). */

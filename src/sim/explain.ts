@@ -310,7 +310,7 @@ function buildIdleExplanation(req: IdleExplainRequest, k: Kernel, rec: Recorder,
     timeline: lanesFrom(k, rec, cpus, start, stop, n),
     decisions,
     idle: { cpu: f.cpu, startNs: f.startNs, endNs: f.endNs, bucket: IDLE_BUCKET_NAMES[f.bucket], task: n.task(t), waitingSinceNs: f.waitStartNs },
-    ...(req.allCpus ? { lanes: lanesFrom(k, rec, k.topo.cpus.map((_, c) => c), start, stop, n), tasks: k.attrs.map((a) => a.name) } : {})
+    ...(req.allCpus ? { lanes: lanesFrom(k, rec, k.topo.cpus.map((_, c) => c), start, stop, n), tasks: k.attrs.map((a) => a.name), waits: waitsOf(recs, n) } : {})
   }
 }
 
@@ -354,6 +354,10 @@ function lanesFrom(k: Kernel, rec: Recorder, cpus: number[], start: number, stop
   }
   for (const c of cpus) close(c, stop)
   return cpus.map((c) => lanes.get(c)!)
+}
+
+function waitsOf(recs: DecisionRecord[], n: Namer): NonNullable<ExplainResult['waits']> {
+  return recs.filter((r) => r.kind === 'sample').map((r) => ({ task: n.task(r.task), cpu: r.cpu, readyNs: r.readyNs ?? r.at, ranNs: r.untilNs ?? r.at }))
 }
 
 /** The CPUs the sample's task touched between runnable and running, and where it ran. */
@@ -479,6 +483,7 @@ function buildExplanation(req: ExplainRequest, k: Kernel, rec: Recorder, found: 
   if (req.allCpus) {
     out.lanes = lanesFrom(k, rec, allCpus, start, stop, n)
     out.tasks = k.attrs.map((a) => a.name)
+    out.waits = waitsOf(recs, n)
   }
   return out
 }

@@ -113,13 +113,25 @@ export function taskColour(name: string, dark: boolean): string {
   return `hsl(${hue} ${dark ? 55 : 62}% ${light}%)`
 }
 
-/** First index with starts[i] >= x... of the ends: the first slice that ends after x. */
+/** The first slice that ends after x (ends are sorted: slices on a CPU do not overlap). */
 function firstEndingAfter(ends: Float64Array, x: number): number {
   let lo = 0
   let hi = ends.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (ends[mid] <= x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index whose start is >= x. */
+function firstStartingFrom(starts: Float64Array, x: number): number {
+  let lo = 0
+  let hi = starts.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (starts[mid] < x) lo = mid + 1
     else hi = mid
   }
   return lo
@@ -230,6 +242,10 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, rows: Row[], view: V
   }
   ctx.textAlign = 'left'
 
+  // per task: the rectangles of this lane, drawn together
+  const batch: number[][] = []
+  const used: number[] = []
+  const labels: number[] = []
   let top = AXIS_H
   for (const row of rows) {
     ctx.fillStyle = fg
@@ -269,39 +285,66 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, rows: Row[], view: V
         }
         stats.rects++
       }
-      // slices: one rectangle per pixel column at most
+      // slices: one rectangle per pixel column at most; past a sub-pixel slice, jump (binary
+      // search) to the first slice reaching the next column, so a frame costs O(columns log n)
       let lastPx = -1
       const n = lane.starts.length
-      for (let i = firstEndingAfter(lane.ends, from); i < n && lane.starts[i] < to; i++) {
-        stats.slicesInView++
+      const first = firstEndingAfter(lane.ends, from)
+      stats.slicesInView += firstStartingFrom(lane.starts, to) - first
+      for (let i = first; i < n && lane.starts[i] < to; i++) {
         const x0f = X(lane.starts[i] - a)
         const x1f = X(lane.ends[i] - a)
         const x0 = Math.max(LABEL_W, x0f)
         const x1 = Math.min(width, x1f)
         const px = Math.floor(x0)
-        if (x1 - x0 < 1 && px === lastPx) continue
+        if (x1 - x0 < 1 && px <= lastPx) {
+          const next = firstEndingAfter(lane.ends, a + view.fromNs + (lastPx + 1 - LABEL_W) / pxPerNs)
+          if (next > i + 1) i = next - 1
+          continue
+        }
         lastPx = Math.floor(x1 - 0.001)
-        const name = row.tasks[lane.task[i]]
-        const selected = style.selectedTask !== null && name === style.selectedTask
-        ctx.fillStyle = colourOf(name)
-        ctx.fillRect(x0, y + 2, Math.max(1, x1 - x0), LANE_H - 9)
+        // batched by task: one path and one fill per colour (fillStyle changes are what costs)
+        const id = lane.task[i]
+        let b = batch[id]
+        if (b === undefined) {
+          b = []
+          batch[id] = b
+        }
+        if (b.length === 0) used.push(id)
+        b.push(x0, Math.max(1, x1 - x0))
         stats.rects++
-        if (selected) {
+        if (x1 - x0 > 60) labels.push(i, x0, x1)
+      }
+      for (const id of used) {
+        const b = batch[id]
+        const name = row.tasks[id]
+        ctx.fillStyle = colourOf(name)
+        ctx.beginPath()
+        for (let j = 0; j < b.length; j += 2) ctx.rect(b[j], y + 2, b[j + 1], LANE_H - 9)
+        ctx.fill()
+        if (name === style.selectedTask) {
           ctx.strokeStyle = fg
           ctx.lineWidth = 2
-          ctx.strokeRect(x0 + 1, y + 3, Math.max(1, x1 - x0 - 2), LANE_H - 11)
+          ctx.beginPath()
+          for (let j = 0; j < b.length; j += 2) if (b[j + 1] > 3) ctx.rect(b[j] + 1, y + 3, b[j + 1] - 2, LANE_H - 11)
+          ctx.stroke()
           ctx.lineWidth = 1
         }
-        if (x1 - x0 > 60) {
-          ctx.fillStyle = '#000'
-          ctx.save()
-          ctx.beginPath()
-          ctx.rect(x0, y, x1 - x0, LANE_H)
-          ctx.clip()
-          ctx.fillText(name, x0 + 3, y + 2 + (LANE_H - 9) / 2)
-          ctx.restore()
-        }
+        b.length = 0
       }
+      used.length = 0
+      ctx.fillStyle = '#000'
+      for (let j = 0; j < labels.length; j += 3) {
+        const x0 = labels[j + 1]
+        const x1 = labels[j + 2]
+        ctx.save()
+        ctx.beginPath()
+        ctx.rect(x0, y, x1 - x0, LANE_H)
+        ctx.clip()
+        ctx.fillText(row.tasks[lane.task[labels[j]]], x0 + 3, y + 2 + (LANE_H - 9) / 2)
+        ctx.restore()
+      }
+      labels.length = 0
       top += LANE_H + LANE_GAP
     }
     // wakeup-to-run intervals of the selected task (and the explained sample, framed)

@@ -33,7 +33,7 @@ export interface FrameReport {
 export async function measureFrames(page: Page, slices: number, lanes: number, frames: number): Promise<FrameReport> {
   await page.setContent('<!doctype html><html><body style="margin:0"><canvas id="c"></canvas></body></html>')
   await page.addScriptTag({ type: 'module', content: await drawModuleScript() })
-  await page.waitForFunction(() => (window as unknown as { __timeline?: unknown }).__timeline !== undefined)
+  await page.waitForFunction('window.__timeline !== undefined')
   // plain JS in a string: the page runs it as written (a bundler's helpers are not there)
   return page.evaluate(`(({ slices, lanes, frames }) => {
     const T = window.__timeline

@@ -532,7 +532,8 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
     const top = [...ran.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4)
     parts.push(`Meanwhile its CPU ran ${top.map(([task, ns]) => `${task} (${fmtD(ns)})`).join(', ')}${ran.size > 4 ? ` and ${ran.size - 4} more` : ''}.`)
   }
-  const picks = inWait.filter((r) => r.kind === 'pick' && r.task !== t && passedOverReason(r, t) !== 'absent')
+  const woke = wake?.at ?? found.readyNs
+  const picks = inWait.filter((r) => r.kind === 'pick' && r.at >= woke && r.task !== t && !['absent', 'delayed'].includes(passedOverReason(r, t)))
   if (picks.length > 0) {
     const why = new Map<string, number>()
     for (const p of picks) why.set(passedOverReason(p, t), (why.get(passedOverReason(p, t)) ?? 0) + 1)
@@ -594,6 +595,8 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
   const share = new Map<string, number>()
   let cursor = found.readyNs
   let code = 'TIMER_IRQ'
+  // before its wakeup the task is not waiting for a CPU (a timer's slack, a sched_delayed entity)
+  let woken = false
   const charge = (at: number, next: string): void => {
     if (at > cursor) {
       share.set(code, (share.get(code) ?? 0) + (at - cursor))
@@ -606,7 +609,10 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       if (r.kind === 'timer') {
         code = 'TIMER_FIRED'
         charge(r.at, 'TIMER_IRQ')
-      } else if (r.kind === 'wakeup') charge(r.at, 'TIMER_IRQ')
+      } else if (r.kind === 'wakeup') {
+        woken = true
+        charge(r.at, 'TIMER_IRQ')
+      }
       else if (r.kind === 'wakelist') charge(r.at, 'TTWU_QUEUE')
       else if (r.kind === 'preempt') {
         const preempting = PREEMPTING.has(r.code) || r.code === 'WAKEUP_IDLE_CPU'
@@ -615,7 +621,7 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       else if (r.kind === 'sample') charge(found.ranNs, code)
       continue
     }
-    if (r.cpu !== queuedOn(r.at)) continue
+    if (r.cpu !== queuedOn(r.at) || !woken) continue
     if (r.kind === 'resched' && DEFERRALS.has(r.code)) {
       if (code === 'SWITCH_COST' || code === 'RESCHED_IPI' || code === 'RESCHED_LAZY') charge(r.at, r.code)
     } else if (r.kind === 'resched' && r.code === 'PREEMPT_POINT') {
@@ -627,7 +633,7 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       if (r.code === 'PICK_RT') charge(r.at, 'WAKEUP_FAIR_UNDER_RT')
       else {
         const why = passedOverReason(r, t)
-        if (why === 'absent' || why === 'picked') continue
+        if (why === 'absent' || why === 'picked' || why === 'delayed') continue
         charge(r.at, PASSED_CODES[why])
       }
     }

@@ -55,10 +55,12 @@ function cand(r: DecisionRecord, t: number): Candidate | undefined {
 }
 
 /** Why a pick passed over `focus` (a candidate it did not choose). */
-export function passedOverReason(r: DecisionRecord, focus: number): 'ineligible' | 'later-deadline' | 'protected' | 'buddy' | 'absent' | 'picked' {
+export function passedOverReason(r: DecisionRecord, focus: number): 'ineligible' | 'later-deadline' | 'protected' | 'buddy' | 'absent' | 'picked' | 'delayed' {
   if (r.task === focus) return 'picked'
   const c = cand(r, focus)
   if (!c) return 'absent'
+  // asleep but still queued (DELAY_DEQUEUE): not waiting for the CPU
+  if (c.delayed) return 'delayed'
   if (r.code === 'PICK_PROTECTED') return 'protected'
   if (r.code === 'PICK_BUDDY') return 'buddy'
   if (!c.eligible) return 'ineligible'
@@ -90,7 +92,8 @@ function pickText(r: DecisionRecord, n: Namer, focus: number): string {
     const c = cand(r, focus)
     if (c) {
       const fn = n.task(focus)
-      if (!c.eligible) s += `; ${fn} was not eligible (lag ${fmtV(c.lag)})`
+      if (c.delayed) s += `; ${fn} is asleep, still queued as sched_delayed (lag ${fmtV(c.lag)})`
+      else if (!c.eligible) s += `; ${fn} was not eligible (lag ${fmtV(c.lag)})`
       else if (r.code === 'PICK_PROTECTED' || r.code === 'PICK_BUDDY') s += `; ${fn} was eligible (lag ${fmtV(c.lag)}) but not considered`
       else s += `; ${fn} was eligible but its deadline V${fmtV(c.deadline - V)} is later`
     }

@@ -3,19 +3,12 @@ import type { ExplainResult, SampleSelector } from '../../../shared/explain'
 import { variantResults } from '../../../shared/tables'
 import { errorMessage, h, replace } from '../dom'
 import type { RowIn } from './draw'
+import type { ExplainTarget as StateTarget } from '../state'
 import { ExplainPanel } from './explain-panel'
 import { TimelineView } from './timeline-view'
 
-/** What was clicked: a latency sample of a workload, or an unreasonable-idle event. */
-export interface ExplainTarget {
-  run: StoredRun
-  variant: string
-  workload?: string
-  sample?: SampleSelector
-  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
-  /** Default: the seed the clicked figure comes from (seedFor). */
-  seed?: number
-}
+/** What was clicked (state.ts ExplainTarget without its click counter). */
+export type ExplainTarget = Omit<StateTarget, 'seq'>
 
 type Api = Pick<SchedlabApi, 'explain' | 'exportPerfetto' | 'listRuns' | 'getRun'>
 
@@ -140,7 +133,7 @@ export class TimelinePane {
         ? { runId, variant, seed, idle: t.idle }
         : { runId, variant, seed, workload: t.workload, sample: t.sample ?? 'max' })
       if (seq !== this.seq) return
-      this.second = { title: `${run.name} \u00b7 ${variant} \u00b7 seed ${seed}: ${result.sample.task} ${result.sample.latencyUs} us`, result }
+      this.second = { title: `${variant} \u00b7 seed ${seed}: ${result.sample.task} ${result.sample.latencyUs} us \u2014 ${run.name}`, result }
       this.draw()
     } catch (err) {
       this.compareBox.append(h('span', { class: 'notice' }, ` ${errorMessage(err)}`))
@@ -163,7 +156,7 @@ export class TimelinePane {
   private rows(): RowIn[] {
     const rows: RowIn[] = []
     const p = this.primary
-    if (p) rows.push(rowOf(p.result, `${p.target.run.name} \u00b7 ${p.target.variant} \u00b7 seed ${p.seed}: ${p.result.sample.task} ${p.result.sample.latencyUs} us`))
+    if (p) rows.push(rowOf(p.result, `${p.target.variant} \u00b7 seed ${p.seed}: ${p.result.sample.task} ${p.result.sample.latencyUs} us \u2014 ${p.target.run.name}`))
     if (this.second) rows.push(rowOf(this.second.result, this.second.title))
     return rows
   }

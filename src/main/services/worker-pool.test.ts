@@ -48,9 +48,11 @@ describe('WorkerPool', () => {
 
   it('cancels a running job cooperatively and a queued one at once', async () => {
     const p = makePool(1)
-    const running = p.submit({ kind: 'spin', ms: 10_000 })
+    let started!: () => void
+    const spinning = new Promise<void>((ok) => { started = ok })
+    const running = p.submit({ kind: 'spin', ms: 10_000 }, { onProgress: () => started() })
     const queued = p.submit({ kind: 'echo', value: 1 })
-    await new Promise((r) => setTimeout(r, 300))
+    await spinning
     const t0 = Date.now()
     queued.cancel()
     running.cancel()

@@ -56,6 +56,12 @@ export interface PrecisionTarget {
   text: string
 }
 
+export interface RealArgs extends Pick<RunArgs, 'file' | 'sets' | 'variants' | 'seed' | 'seeds' | 'durationMs' | 'json' | 'out' | 'trace'> {
+  /** Longest wait for a quiet machine before each run, seconds (0: do not wait). */
+  quietWaitSec?: number
+  bufferKb?: number
+}
+
 export interface CompareArgs extends RunArgs {
   md: boolean
   /** Extra percentile rows (e.g. 50, 90, 95). */
@@ -84,6 +90,7 @@ export type Command =
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
+  | ({ cmd: 'real' } & RealArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
   | { cmd: 'help' }
   | { cmd: 'version' }
@@ -135,6 +142,11 @@ export const USAGE = `usage: schedlab COMMAND [options]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  real SCENARIO [--variant NAME]... [--seeds N] [--duration-ms N] [--json] [--out DIR] [--trace]
+               [--set PATH=VALUE]... [--quiet-wait S] [--buffer-kb N]
+      Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
+      measure them from a trace; --seeds N repeats each variant N times. Waits up to
+      --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
   analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
@@ -387,6 +399,24 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'real': {
+      const r = parse([...rest], { set: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, seed: { type: 'string' }, seeds: { type: 'string' }, 'duration-ms': { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, trace: { type: 'boolean' }, 'quiet-wait': { type: 'string' }, 'buffer-kb': { type: 'string' } }, 1, 'real')
+      const v = r.values
+      return {
+        cmd: 'real',
+        file: r.positionals[0],
+        sets: setArgs(v.set),
+        variants: v.variant ?? [],
+        seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+        seeds: intOpt('seeds', v.seeds, 1, 1000),
+        durationMs: intOpt('duration-ms', v['duration-ms'], 100, 3_600_000),
+        json: v.json === true,
+        out: v.out,
+        trace: v.trace === true,
+        quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
+        bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 4_194_304)
+      }
+    }
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'analyze': {

@@ -1,5 +1,6 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
+import { parsePrecisionTarget } from '../stats/precision'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
@@ -275,28 +276,12 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
   }
 }
 
-const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
-  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
-}
-
 /** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
 export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
   if (v === undefined) return undefined
-  const text = v.trim()
-  const colon = text.lastIndexOf(':')
-  const target = colon > 0 ? text.slice(0, colon) : ''
-  // the workload name may itself contain dots: the metric is what follows the dot that names one
-  let workload = ''
-  let metric: PrecisionTarget['metric'] | undefined
-  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
-    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
-    workload = target.slice(0, i)
-  }
-  const pctText = colon > 0 ? text.slice(colon + 1) : ''
-  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
-  const pct = Number(pctText)
-  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
-  return { workload, metric, pct, text }
+  const t = parsePrecisionTarget(v)
+  if (typeof t === 'string') throw new UsageError(`--precision: ${t}`)
+  return t
 }
 
 function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {

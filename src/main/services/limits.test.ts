@@ -84,6 +84,18 @@ describe('total work of a submission', () => {
   })
 })
 
+describe('precision runs from the workbench', () => {
+  it('are refused when their worst case (every variant to the most seeds) is over the ceiling', async () => {
+    const b = await backend()
+    await b.service.updateSettings({ limits: { maxTotalEvents: 30_000_000 } })
+    const text = JSON.stringify({ topology: 'smp-8', durationMs: 2000, workloads: [{ type: 'cyclictest', name: 'ct' }, { type: 'hog', count: 5000 }] })
+    const r = await b.service.startRun({ text, file: 'p.json', precision: 'ct.p99:5', maxSeeds: 100 })
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.problem.issues[0].message).toMatch(/^refused: 100 runs .* above the limit of 30 million per submission.*or lower the most seeds a precision run may add \(100\)/)
+  })
+})
+
 describe('memory per run', () => {
   it('estimates 20,000 hogs at about 500 MB and refuses a run over the share of memory', async () => {
     const s = parseScenario(JSON.stringify({ topology: 'smp-2', durationMs: 10, workloads: [{ type: 'hog', count: 20_000 }] }), 'm.json')

@@ -1,6 +1,7 @@
 import { totalmem } from 'node:os'
 import { DEFAULT_MAX_EVENTS } from '../../sim/scenario'
-import { DEFAULT_MAX_TOTAL_EVENTS, estimateMemoryBytes, type SubmissionLimits } from '../../sim/scenario/estimate'
+import { DEFAULT_MAX_TOTAL_EVENTS, estimateMemoryBytes, submissionRefusals, type SubmissionLimits } from '../../sim/scenario/estimate'
+import type { RunSpec } from '../../sim/scenario'
 import type { HostLimits } from '../../shared/ipc'
 
 /**
@@ -57,6 +58,17 @@ export function memoryBudgetBytes(l: HostLimits, machine = totalmem()): number {
 
 export function submissionLimits(l: HostLimits, machine = totalmem()): SubmissionLimits {
   return { maxTotalEvents: l.maxTotalEvents, maxRunMemoryBytes: memoryBudgetBytes(l, machine) }
+}
+
+/**
+ * A precision run adds seeds as it goes, up to `maxSeeds` per variant: the most it can cost is
+ * checked like any submission before its first job starts. `specs`: one (or more) per variant.
+ */
+export function precisionRefusals(specs: readonly RunSpec[], maxSeeds: number, limits: HostLimits): string[] {
+  const firstSeed = specs[0]?.seed ?? 0
+  const perVariant = new Map(specs.map((x) => [x.variantIndex, x]))
+  const worst = [...perVariant.values()].flatMap((x) => Array.from({ length: maxSeeds }, (_, k) => ({ ...x, seed: firstSeed + k })))
+  return submissionRefusals(worst, submissionLimits(limits)).map((m) => `${m}; or lower the most seeds a precision run may add (${maxSeeds})`)
 }
 
 /** The pool's `memoryOf`: a run spec's estimated memory (0 for anything else). */

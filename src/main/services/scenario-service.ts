@@ -3,6 +3,7 @@ import * as sim from './sim-adapter'
 import type { SubmissionLimits } from '../../sim/scenario/estimate'
 import { submissionLimits, type HostLimits } from './limits'
 import { augmentSchema } from './editor-schema'
+import { hostSpecs } from '../../real/host-specs'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
@@ -27,7 +28,7 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
 /** `maxEvents`: the host's limit on one run (see limits.ts). */
 export function parse(text: string, file: string, maxEvents?: number): Parsed {
   try {
-    return { ok: true, scenario: sim.parseScenario(text, file, { maxEvents }) }
+    return { ok: true, scenario: sim.parseScenario(text, file, { maxEvents, host: hostSpecs }) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }

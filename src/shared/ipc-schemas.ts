@@ -52,7 +52,9 @@ export const SERVICE_ARGS = {
     text,
     file: fileName,
     name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional()
+    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+    precision: z.string().min(1).max(600).optional(),
+    maxSeeds: z.number().int().min(1).max(1000).optional()
   })]),
   cancelRun: z.tuple([id]),
   listRuns: z.tuple([]),
@@ -61,7 +63,14 @@ export const SERVICE_ARGS = {
   deleteRun: z.tuple([id]),
   setBaseline: z.tuple([id.nullable()]),
   getSettings: z.tuple([]),
-  updateSettings: z.tuple([z.object({ theme: z.enum(['light', 'dark', 'system']).optional() }).strict()]),
+  updateSettings: z.tuple([z.object({
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+    limits: z.object({
+      maxEventsPerRun: z.number().min(1000).max(1e13).optional(),
+      maxTotalEvents: z.number().min(1000).max(1e15).optional(),
+      memoryShare: z.number().min(0.01).max(0.95).optional()
+    }).strict().optional()
+  }).strict()]),
   exportContent: z.tuple([exportReq]),
   explain: z.tuple([explainReq]),
   perfettoTrace: z.tuple([traceReq])

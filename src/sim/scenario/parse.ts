@@ -167,6 +167,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
+    ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({

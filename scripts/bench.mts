@@ -1,27 +1,48 @@
 /**
- * `npm run bench`: simulator throughput. Prints a table and writes bench-results.json
- * (DESIGN.md contract): events/s, simulated time per wall time, peak RSS, and heapRatio =
- * our events/s over a bare binary-heap push/pop loop of the same event count (our ceiling).
- * A benchmark, not a test: it asserts nothing.
+ * `npm run bench`: what users wait for. Prints tables and writes bench-results.json.
+ *
+ * - `scenarios[]` (DESIGN.md contract): the throughput scenarios of src/sim/bench-scenarios.ts;
+ *   events, events/s, simulated time per wall time, peak RSS and heapRatio = our events/s over
+ *   a bare binary-heap push/pop loop of the same event count in the same process (our ceiling).
+ * - `setups[]`: every preset (the seed threads' setups), each variant measured on one core:
+ *   events per simulated second and per context switch, simulated seconds per wall second, peak
+ *   RSS; and the time to answer: the wall time to reach the published run's sample count for
+ *   all variants on this machine's worker pool, beside the board's time (published duration x
+ *   variants).
+ *
+ * Every measurement runs in a fresh child process (its own peak RSS, its own JIT warm-up), one
+ * at a time. `--quick` estimates the time to answer from the measured throughput instead of
+ * running the published durations; `--only NAME` restricts to names containing NAME;
+ * `--no-answer` skips the time to answer. A benchmark, not a test: it asserts nothing.
  */
-import { writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { availableParallelism } from 'node:os'
 import { simulateDetailed } from '../src/sim/index'
 import { quickScenario } from '../src/sim/testing'
 import { BENCH_SCENARIOS } from '../src/sim/bench-scenarios'
 import { EventQueue } from '../src/sim/engine/event-queue'
 import { Prng } from '../src/sim/engine/prng'
+import { listPresets } from '../src/main/services/presets'
+import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
+import { answerOnPool } from './bench-answer'
 
-/** Cost per event at 320 tasks over 16 tasks on power11-160, against log(320)/log(16). */
-function taskScaling(rows: Record<string, number | string>[]): string | null {
-  const eps = (n: string): number | undefined => rows.find((r) => r.name === n)?.eventsPerSec as number | undefined
-  const small = eps('power11-160-16tasks')
-  const big = eps('power11-160-320tasks')
-  if (!small || !big) return null
-  const growth = small / big
-  const bound = Math.log(320) / Math.log(16)
-  return `power11-160: cost per event x${growth.toFixed(2)} from 16 to 320 tasks (log bound x${bound.toFixed(2)}): ${growth <= bound ? 'within' : 'EXCEEDS'}`
+const SELF = fileURLToPath(import.meta.url)
+
+/**
+ * The board's side of the comparison for presets without `publishedDurationMs`: hackbench
+ * setups publish a runtime per run (one sample per variant), from the preset's description.
+ */
+const BOARD_RUN_SEC: Record<string, number> = {
+  'hackbench-groups-rb5': 0.863, // seed 000 v1: 1 group, process, pipe, tip
+  'hackbench-next-buddy-x86': 0.2657 // seed 003: 1 group, process pipes, vanilla
 }
+
+// ---------------------------------------------------------------------------------------------
+// children: one measurement each
+// ---------------------------------------------------------------------------------------------
 
 /** The ceiling: push and pop `events` events through the same heap, `pending` in flight. */
 function bareHeap(events: number, pending: number): number {
@@ -38,44 +59,221 @@ function bareHeap(events: number, pending: number): number {
   return events / ((performance.now() - t0) / 1000)
 }
 
+/** bareHeap after a warm-up pass, the median of enough passes to cover a second. */
+function heapCeiling(events: number, pending: number): number {
+  bareHeap(events, pending)
+  const rates: number[] = []
+  for (let total = 0; rates.length < 3 || total < 1; ) {
+    const r = bareHeap(events, pending)
+    rates.push(r)
+    total += events / r
+  }
+  return median(rates)
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]
 }
 
-function main(): void {
-  const filter = process.argv[2]
-  const rows: Record<string, number | string>[] = []
-  for (const b of BENCH_SCENARIOS) {
-    if (filter && !b.name.includes(filter)) continue
-    const s = quickScenario(b.scenario)
-    // one full run to warm the JIT up, then the median of three
-    const warm = simulateDetailed(s, 0, 1)
-    const walls: number[] = []
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now()
-      simulateDetailed(s, 0, 1)
-      walls.push((performance.now() - t0) / 1000)
-    }
-    const wall = median(walls)
-    const events = warm.result.stats.events
-    const eventsPerSec = events / wall
-    const pending = Math.max(16, warm.kernel.eq.size)
-    const ceiling = median([0, 1, 2].map(() => bareHeap(events, pending)))
-    rows.push({
-      name: b.name,
-      events,
-      eventsPerSec: Math.round(eventsPerSec),
-      simToWall: Math.round((s.durationMs / 1000 / wall) * 100) / 100,
-      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-      heapRatio: Math.round((eventsPerSec / ceiling) * 1000) / 1000
-    })
+const rssMb = (): number => Math.round(process.resourceUsage().maxRSS / 1024)
+const r2 = (x: number): number => Math.round(x * 100) / 100
+const r3 = (x: number): number => Math.round(x * 1000) / 1000
+
+function childThroughput(name: string): Record<string, number | string> {
+  const b = BENCH_SCENARIOS.find((x) => x.name === name)
+  if (!b) throw new Error(`no bench scenario ${name}`)
+  const s = quickScenario(b.scenario)
+  // one full run to warm the JIT up, then the median of at least three, and of at least a
+  // second of runs (short scenarios are otherwise all timer noise)
+  const warm = simulateDetailed(s, 0, 1)
+  const walls: number[] = []
+  for (let total = 0; walls.length < 3 || total < 1; ) {
+    const t0 = performance.now()
+    simulateDetailed(s, 0, 1)
+    walls.push((performance.now() - t0) / 1000)
+    total += walls[walls.length - 1]
   }
-  console.table(rows)
-  const scaling = taskScaling(rows)
-  if (scaling) console.log(scaling)
-  writeFileSync(resolve(process.cwd(), 'bench-results.json'), JSON.stringify({ scenarios: rows }, null, 2) + '\n')
-  console.log('wrote bench-results.json')
+  const wall = median(walls)
+  const events = warm.result.stats.events
+  const eventsPerSec = events / wall
+  const pending = Math.max(16, warm.kernel.eq.size)
+  const ceiling = heapCeiling(events, pending)
+  return {
+    name: b.name,
+    events,
+    eventsPerSec: Math.round(eventsPerSec),
+    simToWall: r2(s.durationMs / 1000 / wall),
+    peakRssMb: rssMb(),
+    heapRatio: r3(eventsPerSec / ceiling)
+  }
 }
 
-main()
+/** A preset, optionally at another duration (no event limit: the bench decides what it runs). */
+export function presetScenario(id: string, durationMs?: number): Scenario {
+  const p = listPresets().find((x) => x.id === id)
+  if (!p) throw new Error(`no preset ${id}`)
+  return parseScenario(readFileSync(p.file, 'utf8'), p.file, { maxEvents: 1e15, ...(durationMs !== undefined ? { durationMs } : {}) })
+}
+
+/** Simulated time of the one-core measurement: the preset's own duration, at least 2 s. */
+function measureMs(s: Scenario): number {
+  return Math.max(s.durationMs, 2000)
+}
+
+function childSetup(id: string, variant: number): Record<string, number | string> {
+  const base = presetScenario(id)
+  const ms = measureMs(base)
+  const [warmRun] = expandRuns(base, { variants: [base.variants[variant].name], seeds: 1, durationMs: Math.min(ms, 200) })
+  simulateDetailed(warmRun.scenario, warmRun.variantIndex, warmRun.seed)
+  const [run] = expandRuns(base, { variants: [base.variants[variant].name], seeds: 1, durationMs: ms })
+  const t0 = performance.now()
+  const { result, kernel } = simulateDetailed(run.scenario, run.variantIndex, run.seed)
+  const wall = (performance.now() - t0) / 1000
+  const st = result.stats
+  const simSec = st.simulatedMs / 1000
+  const ceiling = heapCeiling(Math.min(st.events, 2_000_000), Math.max(16, kernel.eq.size))
+  return {
+    variant: run.variant,
+    events: st.events,
+    eventsPerSec: Math.round(st.events / wall),
+    simToWall: r3(simSec / wall),
+    peakRssMb: rssMb(),
+    heapRatio: r3(st.events / wall / ceiling),
+    simulatedSec: r3(simSec),
+    wallSec: r3(wall),
+    eventsPerSimSec: Math.round(st.events / simSec),
+    contextSwitches: st.contextSwitches,
+    eventsPerSwitch: r2(st.events / Math.max(1, st.contextSwitches))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// parent
+// ---------------------------------------------------------------------------------------------
+
+function inChild(args: string[]): Record<string, number | string> {
+  const r = spawnSync(process.execPath, [...process.execArgv, SELF, '--child', ...args], { encoding: 'utf8', maxBuffer: 1 << 24 })
+  if (r.status !== 0) throw new Error(`bench child ${args.join(' ')} failed: ${r.stderr}`)
+  const line = r.stdout.trim().split('\n').pop() ?? ''
+  return JSON.parse(line) as Record<string, number | string>
+}
+
+interface SetupRow {
+  name: string
+  variants: Record<string, number | string>[]
+  [k: string]: unknown
+}
+
+/** Published duration (or run time) of one variant on the board, seconds, and what it counts. */
+function boardOf(id: string, s: Scenario): { sec: number; samples: string } | null {
+  if (s.publishedDurationMs !== undefined) {
+    const ct = s.workloads.find((w) => w.type === 'cyclictest') as { periodUs?: number; threads?: number } | undefined
+    const samples = ct?.periodUs ? `${Math.round((s.publishedDurationMs * 1000) / ct.periodUs) * (ct.threads ?? 1)} cyclictest samples` : `${s.publishedDurationMs / 1000} s`
+    return { sec: s.publishedDurationMs / 1000, samples }
+  }
+  const run = BOARD_RUN_SEC[id]
+  return run !== undefined ? { sec: run, samples: 'one hackbench run' } : null
+}
+
+/** Longest-processing-time makespan of `jobs` seconds over `workers`. */
+function makespan(jobs: number[], workers: number): number {
+  const load = new Array<number>(workers).fill(0)
+  for (const j of [...jobs].sort((a, b) => b - a)) load[load.indexOf(Math.min(...load))] += j
+  return Math.max(...load)
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2)
+  if (argv[0] === '--child') {
+    const out = argv[1] === 'throughput' ? childThroughput(argv[2]) : childSetup(argv[2], Number(argv[3]))
+    process.stdout.write(JSON.stringify(out) + '\n')
+    return
+  }
+  const quick = argv.includes('--quick')
+  const noAnswer = argv.includes('--no-answer')
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined
+  const want = (n: string): boolean => !only || n.includes(only)
+  const workers = Math.max(1, availableParallelism())
+
+  const scenarios: Record<string, number | string>[] = []
+  for (const b of BENCH_SCENARIOS) if (want(b.name)) scenarios.push(inChild(['throughput', b.name]))
+  if (scenarios.length > 0) console.table(scenarios)
+  const scaling = taskScaling(scenarios)
+  if (scaling) console.log(scaling)
+
+  const setups: SetupRow[] = []
+  for (const p of listPresets()) {
+    if (!want(p.id)) continue
+    const s = presetScenario(p.id)
+    const variants = s.variants.map((_, i) => inChild(['setup', p.id, String(i)]))
+    const board = boardOf(p.id, s)
+    const row: SetupRow = {
+      name: p.id,
+      events: sum(variants, 'events'),
+      eventsPerSec: Math.round(sum(variants, 'events') / sum(variants, 'wallSec')),
+      simToWall: Math.min(...variants.map((v) => v.simToWall as number)),
+      peakRssMb: Math.max(...variants.map((v) => v.peakRssMb as number)),
+      heapRatio: Math.min(...variants.map((v) => v.heapRatio as number)),
+      eventsPerSimSec: Math.round(sum(variants, 'events') / sum(variants, 'simulatedSec')),
+      eventsPerSwitch: r2(sum(variants, 'events') / Math.max(1, sum(variants, 'contextSwitches'))),
+      variants
+    }
+    if (board) {
+      row.publishedSamples = board.samples
+      row.boardSec = r2(board.sec * s.variants.length)
+      if (!noAnswer) {
+        const est = estimateAnswer(p.id, s, variants, board.sec, workers)
+        row.timeToAnswerEstimateSec = r2(est)
+        if (!quick) {
+          const a = await answerOnPool(presetScenario(p.id, s.publishedDurationMs), workers)
+          row.timeToAnswerSec = r2(a.wallSec)
+          row.answerRuns = a.runs
+          if (a.replicas) row.replicas = a.replicas
+        }
+        const t = (row.timeToAnswerSec ?? row.timeToAnswerEstimateSec) as number
+        row.speedupVsBoard = r2((board.sec * s.variants.length) / t)
+      }
+    }
+    setups.push(row)
+    printSetup(row)
+  }
+
+  const file = resolve(process.cwd(), 'bench-results.json')
+  writeFileSync(file, JSON.stringify({ workers, quick, scenarios, setups }, null, 2) + '\n')
+  console.log(`wrote ${file}`)
+}
+
+/**
+ * The time to answer from measured one-core throughput: each variant's published duration at
+ * its simToWall (hackbench setups: the measured run itself, which ends when hackbench does),
+ * scheduled over the pool's workers.
+ */
+function estimateAnswer(id: string, s: Scenario, variants: Record<string, number | string>[], boardSec: number, workers: number): number {
+  const jobs = variants.map((v) => (s.publishedDurationMs !== undefined ? boardSec / (v.simToWall as number) : (v.wallSec as number)))
+  void id
+  return makespan(jobs, workers)
+}
+
+function sum(rows: Record<string, number | string>[], key: string): number {
+  return rows.reduce((a, r) => a + ((r[key] as number) ?? 0), 0)
+}
+
+function printSetup(r: SetupRow): void {
+  const v = r.variants.map((x) => `${x.variant}: ${x.simToWall}x, ${x.eventsPerSwitch} ev/sw`).join('; ')
+  const answer = r.timeToAnswerSec !== undefined ? `${r.timeToAnswerSec} s` : r.timeToAnswerEstimateSec !== undefined ? `~${r.timeToAnswerEstimateSec} s (estimate)` : '-'
+  console.log(`${r.name}: ${r.eventsPerSimSec} ev/sim-s, ${r.eventsPerSwitch} ev/switch, ${r.peakRssMb} MB; answer ${answer} vs board ${r.boardSec ?? '-'} s (${r.publishedSamples ?? ''})\n    ${v}`)
+}
+
+/** Cost per event at 320 tasks over 16 tasks on power11-160, against log(320)/log(16). */
+function taskScaling(rows: Record<string, number | string>[]): string | null {
+  const eps = (n: string): number | undefined => rows.find((r) => r.name === n)?.eventsPerSec as number | undefined
+  const small = eps('power11-160-16tasks')
+  const big = eps('power11-160-320tasks')
+  if (!small || !big) return null
+  const growth = small / big
+  const bound = Math.log(320) / Math.log(16)
+  return `power11-160: cost per event x${growth.toFixed(2)} from 16 to 320 tasks (log bound x${bound.toFixed(2)}): ${growth <= bound ? 'within' : 'EXCEEDS'}`
+}
+
+void main()

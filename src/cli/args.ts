@@ -42,8 +42,23 @@ export interface CompareArgs extends RunArgs {
   percentiles: number[]
 }
 
+export interface SweepArgs extends RunArgs {
+  shard?: string
+  slurm: boolean
+  dryRun: boolean
+  partition?: string
+  shards?: number
+  cpusPerTask?: number
+  time?: string
+  k8s: boolean
+  image?: string
+  claim?: string
+}
+
 export type Command =
   | ({ cmd: 'run' } & RunArgs)
+  | ({ cmd: 'sweep' } & SweepArgs)
+  | { cmd: 'merge'; dirs: string[]; json: boolean; out?: string }
   | ({ cmd: 'compare' } & CompareArgs)
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
@@ -69,6 +84,17 @@ export const USAGE = `usage: schedlab COMMAND [options]
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
+  sweep SCENARIO [run options] [--json] [--out DIR] [--shard I/N]
+      Run the scenario's "sweep" grid (paths as in --set, the product of their values) on the
+      worker pool; --shard I/N runs cells I, I+N, ... (I from 0). Prints a table per workload,
+      or with --json { "sweep": { "axes", "cells": [ { "values", "result" } ] } }.
+  sweep SCENARIO --slurm [--dry-run] [--partition P] [--shards N] [--cpus-per-task N] [--time T] [--out DIR]
+      Write an sbatch job-array script (one array task per shard) to DIR (shared storage) and
+      submit it; prints the job id and the merge command. --dry-run prints the script only.
+  sweep SCENARIO --k8s --image IMAGE --claim PVC [--shards N] [--out DIR]
+      Print a Kubernetes Indexed Job manifest doing the same (docs/cluster.md).
+  merge DIR... [--json] [--out FILE]
+      Join shard outputs (folders of sweep --out, or their sweep.json) into the whole sweep.
   validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
   patches | topologies | presets [--json]
@@ -100,6 +126,20 @@ const RUN_OPTIONS = {
   'max-seeds': { type: 'string' }
 } as const
 
+const SWEEP_OPTIONS = {
+  ...RUN_OPTIONS,
+  shard: { type: 'string' },
+  slurm: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  partition: { type: 'string' },
+  shards: { type: 'string' },
+  'cpus-per-task': { type: 'string' },
+  time: { type: 'string' },
+  k8s: { type: 'boolean' },
+  image: { type: 'string' },
+  claim: { type: 'string' }
+} as const
+
 const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true } } as const
 
 function intOpt(name: string, v: string | undefined, min: number, max: number): number | undefined {
@@ -111,17 +151,19 @@ function intOpt(name: string, v: string | undefined, min: number, max: number): 
 }
 
 function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, positionals: number, cmd: string) {
-  let r
-  try {
-    r = nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true })
-  } catch (e) {
-    // node:util messages mention the option; drop its internal suffixes.
-    throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
-  }
+  const r = nodeParse(argv, options, cmd)
   if (r.positionals.length !== positionals) {
     throw new UsageError(positionals === 1 ? `${cmd}: expected one ${cmd === 'analyze' ? 'TRACE' : 'SCENARIO'} argument, got ${r.positionals.length}` : `${cmd}: unexpected argument "${r.positionals[0]}"`)
   }
   return r
+}
+
+function nodeParse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, cmd: string) {
+  try {
+    return nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw new UsageError(`${cmd}: ${(e as Error).message.replace(/\. To specify.*$/s, '')}`)
+  }
 }
 
 function setArgs(v: string[] | undefined): SetArg[] {
@@ -132,7 +174,7 @@ function setArgs(v: string[] | undefined): SetArg[] {
   })
 }
 
-function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS): RunArgs & { values: Record<string, unknown> } {
+function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | typeof COMPARE_OPTIONS | typeof SWEEP_OPTIONS): RunArgs & { values: Record<string, unknown> } {
   const r = parse(argv, options, 1, cmd)
   const v = r.values as Record<string, string | string[] | boolean | undefined>
   return {
@@ -205,6 +247,37 @@ export function parseArgs(argv: readonly string[]): Command {
       })
       if (values.md === true && a.json) throw new UsageError('compare: --md and --json exclude each other')
       return { cmd: 'compare', ...a, md: values.md === true, percentiles }
+    }
+    case 'sweep': {
+      const { values: v, ...a } = runArgs(rest, 'sweep', SWEEP_OPTIONS)
+      if (a.precision) throw new UsageError('sweep: --precision is for run (a sweep cell runs its seeds)')
+      if (a.trace) throw new UsageError('sweep: --trace is for run')
+      const str = (k: string): string | undefined => v[k] as string | undefined
+      const sw: SweepArgs = {
+        ...a,
+        shard: str('shard'),
+        slurm: v.slurm === true,
+        dryRun: v['dry-run'] === true,
+        partition: str('partition'),
+        shards: intOpt('shards', str('shards'), 1, 10000),
+        cpusPerTask: intOpt('cpus-per-task', str('cpus-per-task'), 1, 1024),
+        time: str('time'),
+        k8s: v.k8s === true,
+        image: str('image'),
+        claim: str('claim')
+      }
+      if (sw.slurm && sw.k8s) throw new UsageError('sweep: --slurm and --k8s exclude each other')
+      if ((sw.slurm || sw.k8s) && sw.shard) throw new UsageError('sweep: --shard is what each cluster task runs; leave it out with --slurm or --k8s')
+      if (sw.dryRun && !sw.slurm) throw new UsageError('sweep: --dry-run goes with --slurm')
+      if (sw.k8s && (!sw.image || !sw.claim)) throw new UsageError('sweep: --k8s needs --image IMAGE and --claim PVC')
+      if (sw.partition !== undefined && !/^[\w.,-]+$/.test(sw.partition)) throw new UsageError(`--partition: not a partition name: "${sw.partition}"`)
+      if (sw.time !== undefined && !/^[\d:-]+$/.test(sw.time)) throw new UsageError(`--time: expected a Slurm time limit (MM, HH:MM:SS, D-HH), got "${sw.time}"`)
+      return { cmd: 'sweep', ...sw }
+    }
+    case 'merge': {
+      const r = nodeParse(rest, { json: { type: 'boolean' }, out: { type: 'string' } }, 'merge')
+      if (r.positionals.length === 0) throw new UsageError('merge: expected one or more shard folders (schedlab merge DIR/shard-*)')
+      return { cmd: 'merge', dirs: r.positionals, json: r.values.json === true, out: r.values.out as string | undefined }
     }
     case 'validate': {
       const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')

@@ -14,22 +14,29 @@ import { defaultSimulate, type SimulateFn } from './simulator'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
-/** Read SCENARIO: a file path, else a preset id. */
-export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; durationMs?: number; maxEvents?: number; sets?: SetArg[] }): Scenario {
-  let file = arg
-  let text: string
+export interface LoadOptions {
+  topology?: string
+  durationMs?: number
+  maxEvents?: number
+  sets?: SetArg[]
+}
+
+/** SCENARIO's text: a file path, else a preset id. */
+export function readScenarioText(arg: string, io: CliIo): { file: string; text: string } {
   if (io.exists(arg)) {
     try {
-      text = io.readFile(arg)
+      return { file: arg, text: io.readFile(arg) }
     } catch (e) {
       throw new InputError(`${arg}: cannot read: ${(e as Error).message}`)
     }
-  } else {
-    const preset = readPreset(arg.replace(/\.json$/, ''))
-    if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
-    file = preset.file
-    text = preset.text
   }
+  const preset = readPreset(arg.replace(/\.json$/, ''))
+  if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
+  return { file: preset.file, text: preset.text }
+}
+
+/** Parse scenario text with the command-line options (`file` names it in messages and resolves includes). */
+export function parseScenarioText(text: string, file: string, io: CliIo, opts: LoadOptions): Scenario {
   if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
   return parseScenario(text, file, {
     topology: opts.topology,
@@ -42,6 +49,12 @@ export function loadScenario(arg: string, io: CliIo, opts: { topology?: string; 
   })
 }
 
+/** Read SCENARIO: a file path, else a preset id. */
+export function loadScenario(arg: string, io: CliIo, opts: LoadOptions): Scenario {
+  const { file, text } = readScenarioText(arg, io)
+  return parseScenarioText(text, file, io, opts)
+}
+
 function printWarnings(s: Scenario, io: CliIo): void {
   for (const w of s.warnings ?? []) io.err(`warning: ${w}\n`)
 }
@@ -50,6 +63,11 @@ function printWarnings(s: Scenario, io: CliIo): void {
 export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
   const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets })
   printWarnings(s, io)
+  return expandFor(s, a)
+}
+
+/** The runs of a parsed scenario under the run options (--variant, --seed, --seeds, --published). */
+export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: RunSpec[] } {
   let durationMs = a.durationMs
   if (a.published) {
     if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)

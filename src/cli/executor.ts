@@ -21,10 +21,12 @@ export interface Executor {
 
 const WORKER_SOURCE = join(resolve(__dirname, '../..'), 'src', 'main', 'services', 'sim-worker.ts')
 
-/** Workers: Slurm's CPUs for this task when under Slurm, else the machine's. */
+/** Workers: SCHEDLAB_WORKERS, else Slurm's CPUs for this task, else the machine's. */
 export function workerCount(env: NodeJS.ProcessEnv = process.env): number {
-  const slurm = Number(env.SLURM_CPUS_PER_TASK)
-  if (Number.isInteger(slurm) && slurm > 0) return slurm
+  for (const v of [env.SCHEDLAB_WORKERS, env.SLURM_CPUS_PER_TASK]) {
+    const n = Number(v)
+    if (v && Number.isInteger(n) && n > 0) return Math.min(n, 256)
+  }
   return Math.max(1, availableParallelism())
 }
 

@@ -247,7 +247,7 @@ const STANDARD: Record<string, PercentileKey> = { '50': 'p50', '90': 'p90', '99'
 /** "(+55 %)", "(  0 %)", "(- 1 %)": the seed threads' change notation. */
 export const formatChange = formatImprovement
 
-function formatCell(c: CompareCell, digits: number): string {
+export function renderCompareCell(c: CompareCell, digits: number): string {
   if (c.na) return c.na
   if (c.value === null) return '-'
   let s = c.value.toFixed(digits)
@@ -264,7 +264,7 @@ export function renderCompareText(c: Comparison): string {
   const out: string[] = [`${c.scenario}  (${seedNote(c)}; against ${c.variants[0]})`, LEGEND]
   for (const t of c.tables) {
     const rows: string[][] = [['', ...c.variants]]
-    for (const row of t.rows) rows.push([row.label, ...row.cells.map((cell) => formatCell(cell, t.digits))])
+    for (const row of t.rows) rows.push([row.label, ...row.cells.map((cell) => renderCompareCell(cell, t.digits))])
     const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)))
     out.push('', t.title, ...rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[i]))).join(' | ')))
   }
@@ -275,7 +275,7 @@ export function renderCompareMarkdown(c: Comparison): string {
   const out: string[] = [`### ${c.scenario}`, '', `${seedNote(c)}; against ${c.variants[0]}. ${LEGEND}.`]
   for (const t of c.tables) {
     out.push('', `**${t.title}**`, '', `| | ${c.variants.join(' | ')} |`, `|---|${c.variants.map(() => '---:').join('|')}|`)
-    for (const row of t.rows) out.push(`| ${row.label} | ${row.cells.map((cell) => formatCell(cell, t.digits)).join(' | ')} |`)
+    for (const row of t.rows) out.push(`| ${row.label} | ${row.cells.map((cell) => renderCompareCell(cell, t.digits)).join(' | ')} |`)
   }
   return out.join('\n') + '\n'
 }

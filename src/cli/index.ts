@@ -3,6 +3,7 @@ import { InputError, parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
+import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 
 /**
@@ -34,6 +35,10 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await serve(c.args, io)
       case 'analyze':
         return await analyzeCommand(c, io)
+      case 'sweep':
+        return await sweepCommand(c, io, simulate)
+      case 'merge':
+        return await mergeCommand(c.dirs, c.json, c.out, io)
     }
   } catch (e) {
     if (e instanceof ScenarioError) {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'node:http'
@@ -123,7 +123,7 @@ describe('schedlab serve web host', () => {
     const started = await call('startRun', { text, file: 'ws.json' })
     expect(started.ok).toBe(true)
     const runId = started.value.runId
-    for (let i = 0; i < 100 && !events.some((e) => e.event === 'run-finished'); i++) await new Promise((r) => setTimeout(r, 50))
+    await vi.waitFor(() => expect(events.some((e) => e.event === 'run-finished')).toBe(true), { timeout: 60_000, interval: 50 })
     const fin = events.find((e) => e.event === 'run-finished')!
     expect(fin.payload).toMatchObject({ runId, status: 'done' })
     expect(events.filter((e) => e.event === 'run-job')).toHaveLength(2)

@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import Conf from 'conf'
 import { createBackend } from '../main/services/backend'
-import { openKeyValueStore, type KeyValueStore } from '../main/services/kv'
+import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../main/services/kv'
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
@@ -78,7 +78,7 @@ export function ensureBuilt(): void {
 }
 
 export function openConfStore(dataDir: string): ReturnType<typeof openKeyValueStore> {
-  return openKeyValueStore(join(dataDir, 'config.json'), (): KeyValueStore => new Conf({ cwd: dataDir, configName: 'config', projectName: 'schedlab' }))
+  return openKeyValueStore(join(dataDir, 'config.json'), (): KeyValueStore => new Conf({ cwd: dataDir, configName: 'config', projectName: 'schedlab', deserialize: parseConfigJson }))
 }
 
 export interface RunningServe {

@@ -5,10 +5,14 @@
  */
 import { z } from 'zod'
 import type { HostMethods, ServiceMethods } from './ipc'
+import { scenarioTooLarge } from './limits'
 
 const id = z.string().regex(/^[A-Za-z0-9._-]{1,120}$/, 'not a valid id')
 /** Scenario text: generous but bounded, so a runaway caller cannot pin the host's memory. */
-const text = z.string().max(8_000_000)
+const text = z.string().check((ctx) => {
+  const big = scenarioTooLarge(ctx.value)
+  if (big) ctx.issues.push({ code: 'custom', message: big, input: ctx.value })
+})
 const fileName = z.string().min(1).max(4096)
 const doc = z.object({ name: z.string().min(1).max(4096), path: z.string().max(4096).nullable(), text })
 const column = z.object({ runId: id, variant: z.string().min(1).max(500) })

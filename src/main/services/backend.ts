@@ -1,7 +1,7 @@
 import type { ApiEventName, ApiEvents, AppInfo, ServiceMethods, StoreProblem } from '../../shared/ipc'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
-import { RunStore } from './run-store'
+import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
 import { SettingsService } from './settings'
 import type { KeyValueStore } from './kv'
@@ -48,14 +48,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const settings = new SettingsService(opts.kv)
   const pool = new WorkerPool<VariantResult>({ workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize })
   const runs = new RunService({ pool, store, emit, version: opts.version })
+  // Another process sharing the data folder saved or deleted runs: every window refreshes.
+  const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
   const getRun = async (id: string) => {
     try {
       return await store.get(id)
     } catch (err) {
-      // A corrupt file was just moved aside: let every window refresh its history and report it.
-      if (!store.has(id)) emit('runs-changed', { reason: 'problem' })
-      throw err
+      if (err instanceof RunNotFoundError || store.has(id)) throw err
+      // A corrupt file was just moved aside and is now among the store's problems, which every
+      // window lists after this event: say so here, not the same report a second time.
+      emit('runs-changed', { reason: 'problem' })
+      throw new Error(`run ${id} could not be read; it was moved aside (see the saved runs' problems)`)
     }
   }
 
@@ -68,7 +72,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     importRtApp: async (text, file) => scenarios.importRtApp(text, file),
     startRun: async (req) => runs.start(req),
     cancelRun: async (id) => runs.cancel(id),
-    listRuns: async () => ({ runs: store.list(), problems: store.getProblems() }),
+    listRuns: async () => {
+      await store.refresh()
+      return { runs: store.list(), problems: store.getProblems() }
+    },
     getRun,
     renameRun: async (id, name) => {
       const s = await store.rename(id, name)
@@ -98,6 +105,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return () => listeners.delete(listener)
     },
     async close() {
+      unwatch()
       await runs.shutdown()
       await pool.close()
     }

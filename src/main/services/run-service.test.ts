@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ApiEventName, ApiEvents } from '../../shared/ipc'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
@@ -6,7 +6,7 @@ import { RunStore } from './run-store'
 import { RunService } from './run-service'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
 
-type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName] }
+type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName]; at: number }
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -18,7 +18,7 @@ async function setup() {
   const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
   const store = await RunStore.open(t.dir, new MemoryKv())
   const events: Ev[] = []
-  const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload }) })
+  const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload, at: performance.now() }) })
   cleanups.push(async () => {
     await pool.close()
     t.cleanup()
@@ -73,8 +73,12 @@ describe('RunService', () => {
     const { runs, store, events } = await setup()
     const res = runs.start({ text: scenario(['base', 'slow']), file: 'svc.json' })
     if (!res.ok) throw new Error(res.problem.message)
-    await new Promise((r) => setTimeout(r, 600))
-    expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    // Cancel once the base job has finished and the slow one is demonstrably running, however
+    // long the workers took to start.
+    await vi.waitFor(() => {
+      expect(of(events, 'run-job').map((j) => j.state)).toEqual(['done'])
+      expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    }, { timeout: 30_000, interval: 20 })
     const t0 = Date.now()
     expect(runs.cancel(res.runId)).toBe(true)
     await runs.whenIdle()
@@ -89,12 +93,13 @@ describe('RunService', () => {
     const { runs, events } = await setup()
     const res = runs.start({ text: scenario(['slow']), file: 'svc.json' })
     if (!res.ok) throw new Error(res.problem.message)
-    await new Promise((r) => setTimeout(r, 500))
+    // The worker reports every 10 ms; the run forwards at most one event per 20 ms.
+    await vi.waitFor(() => expect(of(events, 'run-progress').length).toBeGreaterThan(5), { timeout: 30_000, interval: 20 })
     runs.cancel(res.runId)
     await runs.whenIdle()
-    const n = of(events, 'run-progress').length
-    expect(n).toBeGreaterThan(3)
-    expect(n).toBeLessThanOrEqual(500 / 20 + 2)
+    const at = events.filter((e) => e.event === 'run-progress').map((e) => e.at)
+    const gaps = at.slice(1).map((t, i) => t - at[i])
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15)
   })
 
   it('rejects an invalid scenario with a problem naming the file, saving nothing', async () => {

@@ -3,6 +3,7 @@ import type {
   ApiEvents, ExportFormat, MenuCommand, PresetInfo, RunSummary, SchedlabApi, ScenarioDoc, ScenarioProblem, Settings
 } from '../../shared/ipc'
 import { h, errorMessage } from './dom'
+import { textHash } from '../../shared/text-hash'
 import { ScenarioEditor } from './editor/scenario-editor'
 import { applyTheme, chartTheme, onSystemThemeChange, resolveTheme, type Resolved } from './theme'
 import { Toolbar } from './views/toolbar'
@@ -265,13 +266,20 @@ export class App {
 
   private scheduleValidate(delay: number): void {
     clearTimeout(this.validateTimer)
+    this.status.dataset.state = 'pending'
     this.validateTimer = window.setTimeout(() => void this.validate(), delay)
   }
 
   private async validate(): Promise<void> {
     const text = this.editor.text
     const seq = ++this.validateSeq
+    // What the status describes, so a test can wait for the verdict on exactly its text.
+    const mark = (state: string): void => {
+      this.status.dataset.state = state
+      this.status.dataset.hash = textHash(text)
+    }
     if (text.trim() === '') {
+      mark('empty')
       this.status.textContent = 'Empty scenario: pick a preset to start'
       this.status.className = 'validation'
       this.editor.setIssues([])
@@ -284,6 +292,7 @@ export class App {
       if (r.ok) {
         this.status.textContent = `✓ ${r.scenarioName}: ${r.variants.length} variant${r.variants.length === 1 ? '' : 's'} × ${r.seeds.length} seed${r.seeds.length === 1 ? '' : 's'}`
         this.status.className = 'validation ok'
+        mark('ok')
         this.editor.setIssues([])
         this.toolbar.setVariants(r.variants)
         this.errors.set('scenario', null)
@@ -291,13 +300,16 @@ export class App {
         const n = r.problem.issues.length
         this.status.textContent = `✗ ${n} problem${n === 1 ? '' : 's'} in the scenario`
         this.status.className = 'validation bad'
+        mark('bad')
         this.editor.setIssues(r.problem.issues)
         // Keep an open problem list current while the user fixes things.
         if (this.errors.has('scenario')) this.showProblem(r.problem)
       }
     } catch (err) {
+      if (seq !== this.validateSeq) return
       this.status.textContent = `validation failed: ${errorMessage(err)}`
       this.status.className = 'validation bad'
+      mark('error')
     }
   }
 

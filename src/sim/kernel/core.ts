@@ -743,7 +743,11 @@ export class Kernel implements TaskContext {
       // an idle CPU's balancing on behalf of others (nohz) delays nothing
       if (this.mode[cpu] !== CPU_IDLE) this.schedStall[cpu] += dt
     } else {
-      if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+      // the progress made so far is kept: the stall only delays what is left
+      if (this.segStart[cpu] < this.now) {
+        this.accountProgress(cpu, this.curr[cpu])
+        this.segStart[cpu] = this.now
+      }
       this.segStart[cpu] += dt
       this.pendingStall[cpu] += dt
     }
@@ -787,7 +791,10 @@ export class Kernel implements TaskContext {
         // nothing switched: the pick's own overhead stalls the task that keeps running
         const stall = this.schedStall[cpu]
         this.schedStall[cpu] = 0
-        if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+        if (this.segStart[cpu] < this.now) {
+          this.accountProgress(cpu, prev)
+          this.segStart[cpu] = this.now
+        }
         this.segStart[cpu] += stall
         this.pendingStall[cpu] += stall
       }

@@ -16,6 +16,8 @@ const MS = 1_000_000
 function kernelSection(preempt: PreemptModelName, pointEvery = 0) {
   const r = simulateDetailed(quickScenario({ topology: 1, durationMs: 600, kernel: { preempt, timerSlackUs: 0 }, workloads: [] }), 0, 1, {
     configure(k) {
+      // wakeups in the kthread's sleeps find the CPU idle: keep its idle exit short (PM QoS)
+      k.cpuLatencyQosNs = 0
       k.createTask(testAttrs('kthread', { recordLatency: false }), scripted([{ runKernel: 2 * MS, pointEvery }, { sleep: 1 * MS }]), 0)
       k.createTask(testAttrs('rt', { policy: SCHED_FIFO, rtPriority: 50 }), gridProgram(1777 * US, 20 * US, 1777 * US), 0)
     }

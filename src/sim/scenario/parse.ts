@@ -10,7 +10,8 @@ import { isFair, readRtApp, type RtAppContext } from './rtapp'
 import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
 import { z } from 'zod'
 import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
-import type { KernelSpec, Scenario, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import type { KernelSpec, Scenario, SweepAxis, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import { parseSetPath } from './set'
 import type { RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
 
@@ -188,6 +189,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     variants,
     workloads,
     maxEvents: opts.maxEvents ?? p.maxEvents,
+    ...(p.sweep !== undefined ? { sweep: checkSweep(p.sweep, sink) } : {}),
     ...(p.description !== undefined ? { description: p.description } : {}),
     ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
     warnings: sink.warnings
@@ -195,6 +197,21 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   checkEstimate(s, sink, (name) => names.indexOf(name))
   sink.throwIfAny()
   return s
+}
+
+/** Largest sweep grid (cells) accepted. */
+export const MAX_SWEEP_CELLS = 10000
+
+function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink): SweepAxis[] {
+  const axes = Object.entries(sweep).map(([path, values]) => ({ path, values }))
+  for (const a of axes) {
+    const parsed = parseSetPath(a.path.trim())
+    if (typeof parsed === 'string') sink.error(['sweep', a.path], parsed === '' ? 'empty path' : `${parsed} (write paths as in --set, e.g. workloads[0].sliceUs)`)
+    else if (parsed[0] === 'sweep') sink.error(['sweep', a.path], 'a sweep cannot set the sweep itself')
+  }
+  const cells = axes.reduce((n, a) => n * a.values.length, 1)
+  if (cells > MAX_SWEEP_CELLS) sink.error(['sweep'], `${cells} cells (${axes.map((a) => a.values.length).join(' x ')}) exceed the limit of ${MAX_SWEEP_CELLS}`)
+  return axes
 }
 
 function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink): TopologySpec | undefined {

@@ -18,8 +18,20 @@ export interface SetArg {
 export function parseSetArg(arg: string): SetArg | string {
   const eq = arg.indexOf('=')
   if (eq <= 0) return `expected PATH=VALUE, got "${arg}"`
-  const pathText = arg.slice(0, eq).trim()
+  const path = parseSetPath(arg.slice(0, eq).trim())
+  if (typeof path === 'string') return path === '' ? `empty path in "${arg}"` : path
   const raw = arg.slice(eq + 1)
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    value = raw
+  }
+  return { path, value, text: arg }
+}
+
+/** A path as messages write it (`workloads[0].groups`); an error message ('' when empty) otherwise. */
+export function parseSetPath(pathText: string): JsonPath | string {
   const path: (string | number)[] = []
   const re = /\s*(?:\.?([A-Za-z_$][\w$-]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\])/y
   let i = 0
@@ -32,14 +44,8 @@ export function parseSetArg(arg: string): SetArg | string {
     else path.push(JSON.parse(`"${m[3]}"`) as string)
     i = re.lastIndex
   }
-  if (path.length === 0) return `empty path in "${arg}"`
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    value = raw
-  }
-  return { path, value, text: arg }
+  if (path.length === 0) return ''
+  return path
 }
 
 export function applySets(text: string, sets: readonly SetArg[]): string {

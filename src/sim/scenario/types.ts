@@ -112,4 +112,12 @@ export interface Scenario {
   maxEvents?: number
   /** Non-fatal findings of the parser (defaults assumed, keys ignored, values clamped). */
   warnings?: string[]
+  /** `"sweep"`: the grid's axes, in the order written (src/sweep). */
+  sweep?: SweepAxis[]
+}
+
+export interface SweepAxis {
+  /** As written, e.g. `workloads[0].sliceUs`. */
+  path: string
+  values: unknown[]
 }

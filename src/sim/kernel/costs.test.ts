@@ -102,8 +102,9 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     const base = simulate(s, 0, 1)
     const lbp = simulate(s, 1, 1)
     expect(lbp.stats.sysPct).toBeGreaterThan(base.stats.sysPct * 1.05)
-    const events = (r: typeof base) => Object.values(r.unreasonableIdle.events).reduce((a, b) => a + b, 0)
-    expect(events(lbp)).toBeLessThanOrEqual(events(base))
+    // unreasonable-idle events are rare (0-3 per 600 ms run): compare their sum over three seeds
+    const events = (v: number) => [1, 2, 3].reduce((n, seed) => n + Object.values(simulate(s, v, seed).unreasonableIdle.events).reduce((a, b) => a + b, 0), 0)
+    expect(events(1)).toBeLessThan(events(0))
     expect(lbp.workloads[0].latencyUs.p99).toBeLessThan(base.workloads[0].latencyUs.p99)
   })
 })

@@ -12,7 +12,7 @@ import { avgVruntime, entityEligible, lagLimit, pickEevdf, protectSlice, updateC
 import { SCHED_FIFO, type TaskContext, type TaskProgram } from './api'
 import { resolveKernelConfig } from './config'
 import { rb5Spec } from './topologies'
-import { schedBalanceDomains, schedBalanceNewidle } from './balance'
+import { MIGRATE_LOAD, schedBalanceDomains, schedBalanceNewidle } from './balance'
 import { CPU_IDLE } from './domains'
 import type { KernelProfile } from './features'
 import type { TopologySpec } from './topology-types'
@@ -166,24 +166,26 @@ describe('6. 6.12 PREEMPT_SHORT (do_preempt_short): only an eligible wakee with 
 
 describe('7. load balancing and delayed tasks (can_migrate_task)', () => {
   // CPU 0: two pinned hogs and bursty tasks allowed anywhere, CPU 1: bursty only; count the
-  // balancer's moves of tasks that are still sched_delayed
-  function delayedMoves(profile: KernelProfile): number {
-    let n = 0
+  // balancer's moves of tasks that are still sched_delayed, by the pass's migration type
+  function delayedMoves(profile: KernelProfile): { load: number; other: number } {
+    const n = { load: 0, other: 0 }
     sim({ topology: 2, durationMs: 2000, kernel: { profile }, workloads: [
       { type: 'hog', name: 'h', count: 2, cpus: [0] },
       { type: 'periodic', name: 'burst', count: 4, runUs: 2500, periodUs: 5300, staggerUs: 700 }
-    ] }, (k) => {
+    ] }, (k, fs) => {
       k.onFairEnqueue = (_cpu, p, flags) => {
-        if ((flags & ENQUEUE_MIGRATED) && k.schedDelayed[p] !== 0) n++
+        if (!(flags & ENQUEUE_MIGRATED) || k.schedDelayed[p] === 0) return
+        if (fs.lbEnv.migrationType === MIGRATE_LOAD) n.load++
+        else n.other++
       }
     })
     return n
   }
   it('6.12-6.13 move them like any task (they stay delayed on the destination)', () => {
-    expect(delayedMoves('6.12')).toBeGreaterThan(0)
+    expect(delayedMoves('6.12').other).toBeGreaterThan(0)
   })
   it('6.14+ move them only when migrating load, never to balance task counts', () => {
-    expect(delayedMoves('6.17')).toBe(0)
+    expect(delayedMoves('6.17').other).toBe(0)
   })
 })
 

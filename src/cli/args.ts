@@ -27,6 +27,23 @@ export interface RunArgs {
   /** --precision WORKLOAD.METRIC:PCT: add seeds until the interval is that tight. */
   precision?: PrecisionTarget
   maxSeeds?: number
+  /** --trace-format: ftrace text (default) or a Perfetto protobuf trace. */
+  traceFormat: 'ftrace' | 'perfetto'
+}
+
+export interface ExplainArgs {
+  file: string
+  sets: SetArg[]
+  variant?: string
+  workload?: string
+  seed?: number
+  durationMs?: number
+  topology?: string
+  maxEvents?: number
+  published: boolean
+  /** max, p99_9, p99, p90, p50 or a sample index. */
+  sample: string
+  json: boolean
 }
 
 export interface PrecisionTarget {
@@ -64,6 +81,7 @@ export type Command =
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
+  | ({ cmd: 'explain' } & ExplainArgs)
   | { cmd: 'help' }
   | { cmd: 'version' }
 
@@ -72,6 +90,7 @@ export const USAGE = `usage: schedlab COMMAND [options]
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
+               [--trace-format ftrace|perfetto]
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
       The JSON carries "summary" and "comparisons" (every variant against the first).
@@ -80,7 +99,14 @@ export const USAGE = `usage: schedlab COMMAND [options]
       p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
-      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
+      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
+      --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
+      the scheduler's decisions as annotations (open it at ui.perfetto.dev).
+  explain SCENARIO --variant NAME --workload NAME [--seed N] [--sample max|p99_9|p99|INDEX]
+               [--duration-ms N] [--set PATH=VALUE]... [--json]
+      Re-run one variant with the decision recorder and explain one latency sample (default
+      the maximum): a timeline of the CPUs involved and the scheduler's decisions between the
+      moment the task became runnable and the moment it ran (reason codes: docs/explain.md).
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
@@ -123,7 +149,21 @@ const RUN_OPTIONS = {
   trace: { type: 'boolean' },
   'per-seed': { type: 'boolean' },
   precision: { type: 'string' },
-  'max-seeds': { type: 'string' }
+  'max-seeds': { type: 'string' },
+  'trace-format': { type: 'string' }
+} as const
+
+const EXPLAIN_OPTIONS = {
+  set: { type: 'string', multiple: true },
+  variant: { type: 'string' },
+  workload: { type: 'string' },
+  seed: { type: 'string' },
+  'duration-ms': { type: 'string' },
+  topology: { type: 'string' },
+  'max-events': { type: 'string' },
+  published: { type: 'boolean' },
+  sample: { type: 'string' },
+  json: { type: 'boolean' }
 } as const
 
 const SWEEP_OPTIONS = {
@@ -190,7 +230,8 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     published: v.published === true,
     json: v.json === true,
     out: v.out as string | undefined,
-    trace: v.trace === true,
+    trace: v.trace === true || v['trace-format'] !== undefined,
+    traceFormat: traceFormat(v['trace-format'] as string | undefined),
     perSeed: v['per-seed'] === true,
     precision: precisionOpt(v.precision as string | undefined),
     maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
@@ -219,6 +260,33 @@ export function precisionOpt(v: string | undefined): PrecisionTarget | undefined
   const pct = Number(pctText)
   if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
   return { workload, metric, pct, text }
+}
+
+function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {
+  if (v === undefined || v === 'ftrace') return 'ftrace'
+  if (v === 'perfetto') return 'perfetto'
+  throw new UsageError(`--trace-format: expected ftrace or perfetto, got "${v}"`)
+}
+
+function explainArgs(argv: string[]): ExplainArgs {
+  const r = parse(argv, EXPLAIN_OPTIONS, 1, 'explain')
+  const v = r.values
+  const a: ExplainArgs = {
+    file: r.positionals[0],
+    sets: setArgs(v.set),
+    variant: v.variant,
+    workload: v.workload,
+    seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+    durationMs: intOpt('duration-ms', v['duration-ms'], 1, 86_400_000),
+    topology: v.topology,
+    maxEvents: intOpt('max-events', v['max-events'], 1000, 1e12),
+    published: v.published === true,
+    sample: v.sample ?? 'max',
+    json: v.json === true
+  }
+  if (!/^(max|p50|p90|p99|p99_9|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50 or a sample index, got "${a.sample}"`)
+  if (a.published && a.durationMs !== undefined) throw new UsageError('explain: --published and --duration-ms exclude each other')
+  return a
 }
 
 export function parseArgs(argv: readonly string[]): Command {
@@ -291,6 +359,8 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'explain':
+      return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'analyze': {
       const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
       return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }

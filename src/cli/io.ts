@@ -14,6 +14,8 @@ export interface CliIo {
   mkdirp(path: string): void
   /** A file written line by line (traces), buffered. */
   openLines(path: string): LineWriter
+  /** A binary file written in chunks (Perfetto traces). */
+  openBytes(path: string): ByteWriter
   /** A file as a byte stream (traces: gunzipped when compressed; "-" is stdin). */
   readStream(path: string): Readable
   /** Wall clock in ms, for progress only (never inside the simulation). */
@@ -22,6 +24,11 @@ export interface CliIo {
 
 export interface LineWriter {
   line(text: string): void
+  close(): void
+}
+
+export interface ByteWriter {
+  write(chunk: Uint8Array): void
   close(): void
 }
 
@@ -57,16 +64,28 @@ export function nodeIo(): CliIo {
       }
     },
     readStream: (p) => openTraceFile(p),
+    openBytes: (p) => {
+      const fd = openSync(p, 'w')
+      return {
+        write(chunk) {
+          writeSync(fd, chunk)
+        },
+        close() {
+          closeSync(fd)
+        }
+      }
+    },
     now: () => performance.now()
   }
 }
 
 /** An in-memory CliIo for tests: collects stdout and stderr. */
-export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: string; stderr: string; files: Record<string, string> } {
+export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: string; stderr: string; files: Record<string, string>; binaries: Record<string, Uint8Array> } {
   const io = {
     stdout: '',
     stderr: '',
     files: { ...files },
+    binaries: {} as Record<string, Uint8Array>,
     errIsTty: false,
     out(t: string) {
       io.stdout += t
@@ -94,6 +113,15 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
         line: (t: string) => lines.push(t),
         close: () => {
           io.files[p] = lines.join('\n') + '\n'
+        }
+      }
+    },
+    openBytes(p: string) {
+      const chunks: Uint8Array[] = []
+      return {
+        write: (c: Uint8Array) => chunks.push(c.slice()),
+        close: () => {
+          io.binaries[p] = Buffer.concat(chunks)
         }
       }
     },

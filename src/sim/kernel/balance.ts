@@ -34,6 +34,7 @@ import {
 } from './domains'
 import { capacityGreater } from './energy'
 import { firstIdleFromLlc } from './select'
+import { LB_ALL_PINNED, LB_BALANCED, LB_DONE, LB_ONE_PINNED } from './recording'
 
 // enum group_type, in order of how badly a group needs help
 export const GROUP_HAS_SPARE = 0
@@ -613,6 +614,7 @@ function cfsTasksMoveTail(fs: FairSched, cpu: number, p: number): void {
 
 function detachTask(fs: FairSched, env: LbEnv, p: number): void {
   const k = fs.k
+  if (k.rec !== null) k.rec.lbMove(p, env.srcCpu, env.dstCpu, env.idle, env.sd.name, env.migrationType, (env.flags & LBF_ACTIVE_LB) !== 0)
   k.deactivateTask(env.srcCpu, p, DEQUEUE_SAVE | DEQUEUE_MIGRATING)
   k.setTaskCpu(p, env.dstCpu)
   env.detached[env.nDetached++] = p
@@ -937,8 +939,11 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
     }
   }
   env.costNs = chargeBalance(fs, dstCpu, env)
+  if (k.rec !== null) k.rec.balanced(dstCpu, sd.name, idle, LB_OUTCOME[outcome], ldMoved, outcome === 'balanced' ? -1 : env.srcCpu)
   return ldMoved
 }
+
+const LB_OUTCOME = { balanced: LB_BALANCED, all_pinned: LB_ALL_PINNED, one_pinned: LB_ONE_PINNED, done: LB_DONE }
 
 /**
  * active_load_balance_cpu_stop() on stopCpu: move one task from the source runqueue to

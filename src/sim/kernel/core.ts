@@ -34,6 +34,9 @@ import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from '.
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
+import {
+  WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
+} from './recording'
 
 // event kinds
 const EV_FORK = 1
@@ -300,6 +303,8 @@ export class Kernel implements TaskContext {
   onFairEnqueue: ((cpu: number, p: number, flags: number) => void) | null = null
   /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
   onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
+  /** The decision recorder (explanations, Perfetto export); null costs one test per decision point. */
+  rec: KernelRecorder | null = null
   contextSwitches = 0
   nrInvoluntarySwitches = 0
   nrIdleExits = 0
@@ -573,6 +578,7 @@ export class Kernel implements TaskContext {
   delayedPicked(cpu: number, se: number): void {
     this.nrDelayedPicked++
     if (this.onDelayedPick) this.onDelayedPick(cpu, se, avgVruntime(this, cpu) - this.vruntime[se])
+    if (this.rec !== null) this.rec.delayedPicked(cpu, se)
     this.finishDelayedDequeue(cpu, se)
   }
 
@@ -589,6 +595,7 @@ export class Kernel implements TaskContext {
     const old = this.taskCpu[p]
     if (old === cpu) return
     if (old >= 0) {
+      if (this.rec !== null) this.rec.migrate(p, old, cpu)
       this.nrMigrations[p]++
       this.migrations++
       // migrate_task_rq_fair: the task is cache cold on its new CPU
@@ -617,6 +624,7 @@ export class Kernel implements TaskContext {
 
   /** resched_curr(): reschedule cpu now (locally) or by IPI. */
   reschedCurr(cpu: number): void {
+    if (this.rec !== null) this.rec.resched(cpu, false)
     if (this.needResched[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) {
       if (cpu === this.thisCpu) this.markLocal(cpu)
       return
@@ -635,6 +643,7 @@ export class Kernel implements TaskContext {
   reschedCurrLazy(cpu: number): void {
     if (this.cfg.preemptModel === PREEMPT_LAZY && this.curr[cpu] !== NIL) {
       if (this.needResched[cpu] !== 0) return
+      if (this.rec !== null) this.rec.resched(cpu, true)
       this.needReschedLazy[cpu] = 1
       if (cpu === this.thisCpu) this.markLocal(cpu)
       return
@@ -670,6 +679,7 @@ export class Kernel implements TaskContext {
       this.eq.push(this.now, EV_STOPPER, cpu, 0)
     }
     if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0) return
+    if (this.rec !== null) this.rec.preemptionPoint(cpu)
     this.preemptPoint[cpu] = 1
     this.markLocal(cpu)
   }
@@ -695,6 +705,7 @@ export class Kernel implements TaskContext {
       this.mode[cpu] = CPU_AWAKE_IDLE
       this.wakeDoneAt[cpu] = this.now + Math.round(st.exitLatencyUs * 1000)
       this.nrIdleExits++
+      if (this.rec !== null) this.rec.idleExit(cpu, this.wakeDoneAt[cpu])
     }
     return this.wakeDoneAt[cpu] > this.now ? this.wakeDoneAt[cpu] : this.now
   }
@@ -729,6 +740,7 @@ export class Kernel implements TaskContext {
       }
     }
     this.idleState[cpu] = s
+    if (this.rec !== null) this.rec.idleEnter(cpu, s)
     this.tickGen[cpu]++
     this.tickArmed[cpu] = 0
     this.hrtickGen[cpu]++
@@ -786,6 +798,7 @@ export class Kernel implements TaskContext {
     this.needResched[cpu] = 0
     this.needReschedLazy[cpu] = 0
     this.preemptPoint[cpu] = 0
+    if (this.rec !== null) this.rec.schedule(cpu, prev, next, this.yielding)
     if (next === prev) {
       if (prev !== NIL && this.schedStall[cpu] > 0) {
         // nothing switched: the pick's own overhead stalls the task that keeps running
@@ -830,6 +843,7 @@ export class Kernel implements TaskContext {
     for (let guard = 0; guard < 1000; guard++) {
       if (this.rt.nrRunning[cpu] > 0 && !(fs !== null && fs.boosted(cpu) && this.cfsNrRunnable[cpu] > 0)) {
         const next = this.rt.pickTask(cpu)
+        if (this.rec !== null) this.rec.pickRt(cpu, next)
         this.putPrevSetNext(cpu, prev, next)
         return next
       }
@@ -838,11 +852,13 @@ export class Kernel implements TaskContext {
         if (cfsPrev !== NIL && this.onRq[cfsPrev] !== 0) updateCurr(this, cpu)
         const se = pickNextEntity(this, cpu, true)
         if (se === NIL) continue // a delayed entity finished its dequeue; pick again
+        if (this.rec !== null) this.rec.pickFair(cpu, se)
         this.putPrevSetNext(cpu, prev, se)
         return se
       }
       // nothing runnable: sched_balance_newidle()
       if (this.placement.newidleBalance(cpu) && this.nrRunning[cpu] > 0) continue
+      if (this.rec !== null) this.rec.pickIdle(cpu)
       this.putPrevSetNext(cpu, prev, NIL)
       return NIL
     }
@@ -901,6 +917,7 @@ export class Kernel implements TaskContext {
         const b = this.latency[next].record(start - this.wakeTs[next])
         if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
       }
+      if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       this.wakeTs[next] = -1
     }
     // another task ran here since `next` last did: its working set has to come back into the
@@ -949,6 +966,7 @@ export class Kernel implements TaskContext {
     this.wakeups++
     const waker = this.stepping
     this.lastWaker[p] = waker
+    if (this.rec !== null) this.rec.wakeup(p, waker, latencyFrom)
     if (waker !== NIL) this.recordWakee(waker, p)
     let cpu = this.taskCpu[p]
     if (this.onRq[p] !== 0) {
@@ -1001,6 +1019,7 @@ export class Kernel implements TaskContext {
   }
 
   private ttwuQueueWakelist(cpu: number, p: number, wakeFlags: number, enqFlags: number): void {
+    if (this.rec !== null) this.rec.wakeList(cpu, p)
     this.wakeFlagsPending[p] = wakeFlags
     this.enqFlagsPending[p] = enqFlags
     this.wakeListNext[p] = NIL
@@ -1037,6 +1056,7 @@ export class Kernel implements TaskContext {
       ? this.placement.selectTaskRq(p, prevCpu, wakeFlags, this.thisCpu)
       : this.rt.selectTaskRq(p, prevCpu, this.thisCpu)
     if (cpu < 0 || cpu >= this.ncpus || !this.cpuAllowed(p, cpu)) cpu = this.selectFallbackRq(p, prevCpu)
+    if (this.rec !== null) this.rec.selected(p, prevCpu, wakeFlags, cpu)
     return cpu
   }
 
@@ -1066,19 +1086,29 @@ export class Kernel implements TaskContext {
   /** wakeup_preempt(): class precedence first, then the class's own rule. */
   wakeupPreempt(cpu: number, p: number, wakeFlags: number): void {
     const curr = this.curr[cpu]
+    let why: number
     if (curr === NIL) {
       if (this.mode[cpu] !== CPU_BUSY) this.reschedCurr(cpu)
-      return
+      why = WP_IDLE_CPU
+    } else {
+      const pRt = !this.isFair(p)
+      const cRt = !this.isFair(curr)
+      if (pRt && !cRt) {
+        this.reschedCurr(cpu)
+        why = WP_RT_PREEMPTS_FAIR
+      } else if (pRt && cRt) {
+        why = WP_RT_NOT_HIGHER
+        if (this.rtPrio[p] > this.rtPrio[curr]) {
+          this.reschedCurr(cpu)
+          why = WP_RT_HIGHER_PRIO
+        }
+      } else if (!pRt && !cRt) {
+        why = checkPreemptWakeupFair(this, cpu, p, wakeFlags)
+      } else {
+        why = WP_FAIR_UNDER_RT
+      }
     }
-    const pRt = !this.isFair(p)
-    const cRt = !this.isFair(curr)
-    if (pRt && !cRt) {
-      this.reschedCurr(cpu)
-    } else if (pRt && cRt) {
-      if (this.rtPrio[p] > this.rtPrio[curr]) this.reschedCurr(cpu)
-    } else if (!pRt && !cRt) {
-      checkPreemptWakeupFair(this, cpu, p, wakeFlags)
-    }
+    if (this.rec !== null) this.rec.wakeupPreempt(cpu, p, curr, why)
   }
 
   /** wake_up_new_task(): first enqueue of a forked task. */
@@ -1121,6 +1151,7 @@ export class Kernel implements TaskContext {
       if (this.isFair(curr)) taskTickFair(this, cpu, false)
       else this.rt.taskTick(cpu, curr)
     }
+    if (this.rec !== null) this.rec.tick(cpu)
     this.placement.tick(cpu)
   }
 
@@ -1420,7 +1451,10 @@ export class Kernel implements TaskContext {
       this.localReschedMark[cpu] = 0
       const due = this.reschedDue(cpu)
       this.preemptPoint[cpu] = 0
-      if (!due) continue
+      if (!due) {
+        if (this.rec !== null) this.rec.reschedDeferred(cpu)
+        continue
+      }
       const m = this.mode[cpu]
       // an idle CPU still in its interrupt or idle exit schedules when that ends
       if (m === CPU_BUSY || (m === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now)) this.schedule(cpu)
@@ -1480,6 +1514,7 @@ export class Kernel implements TaskContext {
     if (curr === NIL || !this.isFair(curr)) return
     const prevThis = this.thisCpu
     this.thisCpu = cpu
+    if (this.rec !== null) this.rec.hrtick(cpu)
     taskTickFair(this, cpu, true)
     this.thisCpu = prevThis
   }
@@ -1487,6 +1522,7 @@ export class Kernel implements TaskContext {
   /** An hrtimer expires on the CPU it was armed on: the interrupt first needs that CPU awake. */
   private onTimer(task: number, gen: number): void {
     const cpu = this.timerCpu[task]
+    if (this.rec !== null) this.rec.timerFired(task, cpu, this.timerAt[task])
     const irq = Math.ceil(this.cfg.costs.timerIrqWorkNs / this.cpuRate[cpu])
     let handleAt: number
     if (this.mode[cpu] === CPU_BUSY) {
@@ -1526,6 +1562,7 @@ export class Kernel implements TaskContext {
     if (this.mode[cpu] === CPU_BUSY) {
       this.flushWakeList(cpu)
       if (this.reschedDue(cpu)) this.schedule(cpu)
+      else if (this.rec !== null) this.rec.reschedDeferred(cpu)
       return
     }
     const ready = this.exitIdle(cpu)
@@ -1560,6 +1597,7 @@ export class Kernel implements TaskContext {
     }
     // without a preemptible kernel the stopper waits for the running kernel section's end
     if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
+      if (this.rec !== null) this.rec.stopperDeferred(cpu)
       this.stopDeferred[cpu] = 1
       return
     }
@@ -1568,6 +1606,7 @@ export class Kernel implements TaskContext {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
     const prev = this.curr[cpu]
+    if (this.rec !== null) this.rec.stopper(cpu, prev)
     if (prev !== NIL) {
       this.switchOut(cpu, prev)
       this.putPrevSetNext(cpu, prev, NIL)

@@ -397,7 +397,9 @@ export class FairSched implements Placement, LoadHooks {
     // select_task_rq(): the class is not asked for a task that may run on one CPU only
     if (this.k.nrCpusAllowed[p] <= 1) return prevCpu
     this.selectScanned = 0
+    const recent = this.k.recentUsedCpu[p]
     const cpu = selectTaskRqFair(this, p, prevCpu, wakeFlags, thisCpu)
+    if (this.k.rec !== null) this.k.rec.selectFair(p, prevCpu, thisCpu, wakeFlags, cpu, this.selectScanned, recent)
     // the selecting CPU pays for the scan (none at setup, outside any CPU's context)
     if (thisCpu >= 0) {
       const c = this.k.cfg.costs

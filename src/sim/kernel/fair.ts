@@ -17,6 +17,11 @@ import { NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, truncDiv } from './weights'
 import { P_6_12, P_6_17, P_6_19, P_TIP26 } from './features'
 import { SCHED_BATCH, SCHED_IDLE, WF_FORK, WF_RQ_SELECTED, WF_SYNC } from './api'
+import {
+  WP_BATCH, WP_BUDDY_NO_PREEMPT, WP_BUDDY_RESCHED, WP_DELAYED, WP_FORK_OR_DELAYED, WP_IDLE_POLICY,
+  WP_IDLE_POLICY_PREEMPTED, WP_NO_WAKEUP_PREEMPTION, WP_NOT_PICKED, WP_PICK, WP_RESCHED_PENDING, WP_SELF,
+  WP_SHORT_NOT_PICKED, WP_SHORT_PREEMPT
+} from './recording'
 
 export const ENQUEUE_WAKEUP = 0x01
 export const ENQUEUE_RESTORE = 0x02
@@ -411,6 +416,7 @@ export function dequeueEntity(k: Kernel, cpu: number, se: number, flags: number)
       k.schedDelayed[se] = 1
       k.nrDelayed++
       if (k.onDelayed !== null) k.onDelayed(cpu, se)
+      if (k.rec !== null) k.rec.delayed(cpu, se)
       k.cfsNrRunnable[cpu]--
       return false
     }
@@ -691,15 +697,16 @@ function doPreemptBuddyPosted(k: Kernel, cpu: number, se: number, pse: number, w
  * Mainline 6.19 flow, with the 6.6-6.17 and tip-2026 differences and seed 003's NEXT_BUDDY
  * reimplementation (NB_POSTED as posted, NB_MERGED as restructured by the maintainer with the
  * later-reverted "waker no longer eligible" reschedule).
+ * Returns why it decided (a WP_* code of ./recording, for the decision recorder).
  */
-export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFlags: number): void {
+export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFlags: number): number {
   const f = k.f
   const prof = k.cfg.prof
   const tip = prof >= P_TIP26
   const se = k.curr[cpu]
-  if (se === NIL || se === p) return
-  if (k.needResched[cpu] !== 0 && !(tip && f.PREEMPT_SHORT)) return
-  if (!f.WAKEUP_PREEMPTION) return
+  if (se === NIL || se === p) return WP_SELF
+  if (k.needResched[cpu] !== 0 && !(tip && f.PREEMPT_SHORT)) return WP_RESCHED_PENDING
+  if (!f.WAKEUP_PREEMPTION) return WP_NO_WAKEUP_PREEMPTION
   const newBuddy = prof >= P_6_19 || f.NB_POSTED || f.NB_MERGED
   if (!newBuddy && f.NEXT_BUDDY && !(wakeFlags & WF_FORK) && k.schedDelayed[p] === 0) k.cfsNext[cpu] = p
 
@@ -707,11 +714,11 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
   const pIdle = isIdlePolicy(k, p)
   if (currIdle && !pIdle) {
     preemptFair(k, cpu, se, p, PREEMPT_WAKEUP_SHORT)
-    return
+    return WP_IDLE_POLICY_PREEMPTED
   }
-  if (currIdle !== pIdle) return
-  if (k.policy[p] === SCHED_BATCH || pIdle) return
-  if (tip && k.schedDelayed[p] !== 0) return
+  if (currIdle !== pIdle || pIdle) return WP_IDLE_POLICY
+  if (k.policy[p] === SCHED_BATCH) return WP_BATCH
+  if (tip && k.schedDelayed[p] !== 0) return WP_DELAYED
   updateCurr(k, cpu)
 
   let action = PREEMPT_WAKEUP_PICK
@@ -721,14 +728,14 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
     action = doPreemptBuddyPosted(k, cpu, se, p, wakeFlags)
     if (action === PREEMPT_WAKEUP_NEXT) action = PREEMPT_WAKEUP_PICK
   } else if (prof >= P_6_19 || f.NB_MERGED) {
-    if ((wakeFlags & WF_FORK) || k.schedDelayed[p] !== 0) return
+    if ((wakeFlags & WF_FORK) || k.schedDelayed[p] !== 0) return WP_FORK_OR_DELAYED
     if (f.NB_MERGED && k.inTask && !entityEligible(k, cpu, se)) action = PREEMPT_WAKEUP_RESCHED
     else if (f.NEXT_BUDDY && setPreemptBuddy(k, cpu, p) && (wakeFlags & WF_SYNC)) action = preemptSync(k, se, p, wakeFlags)
   }
-  if (action === PREEMPT_WAKEUP_NONE) return
+  if (action === PREEMPT_WAKEUP_NONE) return WP_BUDDY_NO_PREEMPT
   if (action === PREEMPT_WAKEUP_RESCHED) {
     preemptFair(k, cpu, se, p, action)
-    return
+    return WP_BUDDY_RESCHED
   }
 
   // 6.12 cancelled the protection before the pick, for good
@@ -736,13 +743,14 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
   const nse = pickEevdf(k, cpu, action !== PREEMPT_WAKEUP_SHORT)
   if (nse === p || (tip && action === PREEMPT_WAKEUP_SHORT && entityEligible(k, cpu, p))) {
     preemptFair(k, cpu, se, p, action)
-    return
+    return action === PREEMPT_WAKEUP_SHORT ? WP_SHORT_PREEMPT : WP_PICK
   }
   if (prof === P_6_17) {
     if (f.RUN_TO_PARITY && action === PREEMPT_WAKEUP_SHORT) updateProtectSlice(k, cpu, se)
   } else if (prof >= P_6_19 || f.NB_POSTED) {
     if (f.RUN_TO_PARITY) updateProtectSlice(k, cpu, se)
   }
+  return action === PREEMPT_WAKEUP_SHORT ? WP_SHORT_NOT_PICKED : WP_NOT_PICKED
 }
 
 function preemptFair(k: Kernel, cpu: number, se: number, p: number, action: number): void {

@@ -285,6 +285,7 @@ export class RtClass {
       const target = this.findLowestRq(p, cpu)
       if (target < 0 || target === cpu) return
       k.counters.rtPush = (k.counters.rtPush ?? 0) + 1
+      if (k.rec !== null) k.rec.rtMove(p, cpu, target, true)
       k.moveQueuedTask(p, target)
     }
   }
@@ -310,6 +311,7 @@ export class RtClass {
         continue
       }
       k.counters.rtPull = (k.counters.rtPull ?? 0) + 1
+      if (k.rec !== null) k.rec.rtMove(p, src, cpu, false)
       k.moveQueuedTask(p, cpu)
     }
   }

@@ -53,7 +53,10 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
   for (let tmp = fs.d.sd[cpu]; tmp; tmp = tmp.parent) {
     // Both this CPU and prev are in this domain: a valid wake-affine target.
     if (wantAffine && tmp.flags & SD_WAKE_AFFINE && tmp.spanMask[prevCpu]) {
-      if (cpu !== prevCpu) newCpu = wakeAffine(fs, tmp, p, cpu, prevCpu, sync)
+      if (cpu !== prevCpu) {
+        newCpu = wakeAffine(fs, tmp, p, cpu, prevCpu, sync)
+        if (k.rec !== null) k.rec.wakeAffine(p, cpu, prevCpu, newCpu)
+      }
       slow = null
       break
     }

@@ -73,15 +73,18 @@ export class Workbench {
     return this.waitValidated(text)
   }
 
-  /** Tick exactly `names` in the Variants menu. */
+  /** Tick exactly `names` in the Variants menu (variants-button, variants-menu), then close it. */
   async runOnlyVariants(names: string[]): Promise<void> {
-    const pick = this.page.getByTestId('variant-pick')
-    if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
-    for (const box of await pick.locator('input[type="checkbox"]').all()) {
+    const menu = this.page.getByTestId('variants-menu')
+    if (!(await menu.isVisible())) await this.page.getByTestId('variants-button').click()
+    await expect.poll(() => menu.isVisible()).toBe(true)
+    for (const box of await menu.locator('input[type="checkbox"]').all()) {
       if (names.includes((await box.getAttribute('value')) ?? '')) await box.check()
       else await box.uncheck()
     }
-    await pick.locator('summary').click()
+    await menu.locator('button[data-action="close"]').click()
+    await expect.poll(() => menu.isVisible()).toBe(false)
+    await expect.poll(() => this.page.getByTestId('variants-button').textContent()).toContain(`${names.length}/`)
   }
 
   /** Press Run and wait until the new run's progress shows (a refused scenario fails here, with its problems). */

@@ -1,5 +1,6 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
+import { parsePrecisionTarget } from '../stats/precision'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
@@ -53,6 +54,12 @@ export interface PrecisionTarget {
   text: string
 }
 
+export interface RealArgs extends Pick<RunArgs, 'file' | 'sets' | 'variants' | 'seed' | 'seeds' | 'durationMs' | 'json' | 'out' | 'trace'> {
+  /** Longest wait for a quiet machine before each run, seconds (0: do not wait). */
+  quietWaitSec?: number
+  bufferKb?: number
+}
+
 export interface CompareArgs extends RunArgs {
   md: boolean
   /** Extra percentile rows (e.g. 50, 90, 95). */
@@ -81,6 +88,7 @@ export type Command =
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
+  | ({ cmd: 'real' } & RealArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
   | { cmd: 'help' }
   | { cmd: 'version' }
@@ -127,6 +135,11 @@ export const USAGE = `usage: schedlab COMMAND [options]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  real SCENARIO [--variant NAME]... [--seeds N] [--duration-ms N] [--json] [--out DIR] [--trace]
+               [--set PATH=VALUE]... [--quiet-wait S] [--buffer-kb N]
+      Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
+      measure them from a trace; --seeds N repeats each variant N times. Waits up to
+      --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
   analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
@@ -238,28 +251,12 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
   }
 }
 
-const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
-  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
-}
-
 /** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
 export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
   if (v === undefined) return undefined
-  const text = v.trim()
-  const colon = text.lastIndexOf(':')
-  const target = colon > 0 ? text.slice(0, colon) : ''
-  // the workload name may itself contain dots: the metric is what follows the dot that names one
-  let workload = ''
-  let metric: PrecisionTarget['metric'] | undefined
-  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
-    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
-    workload = target.slice(0, i)
-  }
-  const pctText = colon > 0 ? text.slice(colon + 1) : ''
-  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
-  const pct = Number(pctText)
-  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
-  return { workload, metric, pct, text }
+  const t = parsePrecisionTarget(v)
+  if (typeof t === 'string') throw new UsageError(`--precision: ${t}`)
+  return t
 }
 
 function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {
@@ -359,6 +356,24 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'real': {
+      const r = parse([...rest], { set: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, seed: { type: 'string' }, seeds: { type: 'string' }, 'duration-ms': { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, trace: { type: 'boolean' }, 'quiet-wait': { type: 'string' }, 'buffer-kb': { type: 'string' } }, 1, 'real')
+      const v = r.values
+      return {
+        cmd: 'real',
+        file: r.positionals[0],
+        sets: setArgs(v.set),
+        variants: v.variant ?? [],
+        seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+        seeds: intOpt('seeds', v.seeds, 1, 1000),
+        durationMs: intOpt('duration-ms', v['duration-ms'], 100, 3_600_000),
+        json: v.json === true,
+        out: v.out,
+        trace: v.trace === true,
+        quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
+        bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 4_194_304)
+      }
+    }
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'analyze': {

@@ -10,6 +10,7 @@ import type { CliIo, LineWriter } from './io'
 import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '../trace/perfetto'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
+import { runFileStem, traceFileName } from '../trace/line-writer'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { summarize } from '../stats/summary'
@@ -78,10 +79,6 @@ export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: 
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
-function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
-}
-
 export interface ExecuteOptions {
   /** Write a trace of each run into this directory: ftrace text, or Perfetto protobuf. */
   traceDir?: string
@@ -103,7 +100,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     const perfetto = opts.traceDir !== undefined && opts.traceFormat === 'perfetto' ? perfettoTrace(run, io, opts.traceDir, label) : null
     if (opts.traceDir !== undefined && !perfetto) {
       io.mkdirp(opts.traceDir)
-      const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
+      const path = join(opts.traceDir, traceFileName(run.scenario.name, run.variant, `seed${run.seed}`))
       trace = io.openLines(path)
       io.err(`tracing ${label} to ${path}\n`)
     }
@@ -137,7 +134,7 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
 /** A Perfetto trace of one run (--trace-format perfetto), streamed to DIR/<run>.perfetto-trace. */
 function perfettoTrace(run: RunSpec, io: CliIo, dir: string, label: string): { configure(k: Kernel): void; close(): void } {
   io.mkdirp(dir)
-  const path = join(dir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.perfetto-trace`)
+  const path = join(dir, `${runFileStem(run.scenario.name, run.variant, `seed${run.seed}`)}.perfetto-trace`)
   const file = io.openBytes(path)
   io.err(`tracing ${label} to ${path}\n`)
   let writer: PerfettoWriter | null = null

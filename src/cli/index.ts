@@ -3,6 +3,7 @@ import { InputError, parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
+import { realCommand } from './real'
 import { explainCommand } from './explain'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
@@ -36,6 +37,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await serve(c.args, io)
       case 'analyze':
         return await analyzeCommand(c, io)
+      case 'real':
+        return await realCommand(c, io)
       case 'explain':
         return await explainCommand(c, io)
       case 'sweep':

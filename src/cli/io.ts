@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { openTraceFile } from '../trace/reader'
+import { openLineWriter, type LineWriter } from '../trace/line-writer'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
@@ -22,10 +23,7 @@ export interface CliIo {
   now(): number
 }
 
-export interface LineWriter {
-  line(text: string): void
-  close(): void
-}
+export type { LineWriter }
 
 export interface ByteWriter {
   write(chunk: Uint8Array): void
@@ -41,28 +39,7 @@ export function nodeIo(): CliIo {
     readFile: (p) => readFileSync(p, 'utf8'),
     writeFile: (p, t) => writeFileSync(p, t),
     mkdirp: (p) => mkdirSync(p, { recursive: true }),
-    openLines: (p) => {
-      const fd = openSync(p, 'w')
-      let buf: string[] = []
-      let size = 0
-      const flush = (): void => {
-        if (buf.length === 0) return
-        writeSync(fd, buf.join('\n') + '\n')
-        buf = []
-        size = 0
-      }
-      return {
-        line(t) {
-          buf.push(t)
-          size += t.length
-          if (size > 1 << 20) flush()
-        },
-        close() {
-          flush()
-          closeSync(fd)
-        }
-      }
-    },
+    openLines: (p) => openLineWriter(p),
     readStream: (p) => openTraceFile(p),
     openBytes: (p) => {
       const fd = openSync(p, 'w')

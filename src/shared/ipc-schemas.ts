@@ -34,7 +34,9 @@ export const SERVICE_ARGS = {
     text,
     file: fileName,
     name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional()
+    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+    precision: z.string().min(1).max(600).optional(),
+    maxSeeds: z.number().int().min(1).max(1000).optional()
   })]),
   cancelRun: z.tuple([id]),
   listRuns: z.tuple([]),

@@ -85,7 +85,7 @@ export type Command =
   | { cmd: 'merge'; dirs: string[]; json: boolean; out?: string }
   | ({ cmd: 'compare' } & CompareArgs)
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
-  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
+  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean; host?: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | ({ cmd: 'real' } & RealArgs)
@@ -131,6 +131,8 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Join shard outputs (folders of sweep --out, or their sweep.json) into the whole sweep.
   validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
+  topologies --host [--json]
+      What this machine is as the "host" topology and kernel profile (Linux).
   patches | topologies | presets [--json]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
@@ -348,8 +350,11 @@ export function parseArgs(argv: readonly string[]): Command {
       const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
       return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
     }
+    case 'topologies': {
+      const r = parse([...rest], { json: { type: 'boolean' }, host: { type: 'boolean' } }, 0, cmd)
+      return { cmd, json: r.values.json === true, host: r.values.host === true }
+    }
     case 'patches':
-    case 'topologies':
     case 'presets': {
       const r = parse([...rest], { json: { type: 'boolean' } }, 0, cmd)
       return { cmd, json: r.values.json === true }

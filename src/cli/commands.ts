@@ -11,6 +11,7 @@ import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '..
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
 import { runFileStem, traceFileName } from '../trace/line-writer'
+import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { summarize } from '../stats/summary'
@@ -44,6 +45,7 @@ export function parseScenarioText(text: string, file: string, io: CliIo, opts: L
     topology: opts.topology,
     durationMs: opts.durationMs,
     maxEvents: opts.maxEvents,
+    host: hostSpecs,
     readFile: (path, from) => {
       const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
       return { text: io.readFile(full), file: path }

@@ -1,6 +1,7 @@
 import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../../shared/ipc'
 import * as sim from './sim-adapter'
 import { augmentSchema } from './editor-schema'
+import { hostSpecs } from '../../real/host-specs'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
@@ -24,7 +25,7 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
 
 export function parse(text: string, file: string): Parsed {
   try {
-    return { ok: true, scenario: sim.parseScenario(text, file) }
+    return { ok: true, scenario: sim.parseScenario(text, file, { host: hostSpecs }) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }

@@ -11,6 +11,7 @@ import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, WORKLOAD, type Scena
 import { z } from 'zod'
 import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
 import type { KernelSpec, Scenario, SweepAxis, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
 import type { RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
@@ -27,7 +28,24 @@ export interface ParseOptions {
    * Returns the text and the name to use in messages; throws (any Error) when unreadable.
    */
   readFile?(path: string, fromFile: string): { text: string; file: string }
+  /**
+   * This machine, for `"topology": "host"` and `"kernel": { "profile": "host" }`. Detected outside
+   * the simulator (src/real/host-specs.ts: sysfs, /proc, the kernel config), called only when a
+   * scenario asks for it.
+   */
+  host?: () => HostSpecs
 }
+
+/** What the simulator needs of the host machine, detected by the caller. */
+export interface HostSpecs {
+  topology?: TopologySpec
+  kernel?: { profile: KernelProfile; hz: KernelSpec['hz']; preempt?: PreemptModelName; notes: string[] }
+  /** Why there is no host to read (not Linux, ...). */
+  unavailable?: string
+}
+
+/** The scenario name of this machine, as a topology and as a kernel profile. */
+export const HOST = 'host'
 
 const SCENARIO_TOP = SCENARIO.extend({ workloads: z.array(z.unknown()).min(1).max(256) })
 
@@ -54,7 +72,7 @@ export function parseScenario(text: string, file: string, opts: ParseOptions = {
   }
   claimReservedKeys(root, [], sink)
   const obj = root as JObject
-  if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents })
+  if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents, host: opts.host })
 
   const plain = toPlain(root, {
     onDuplicate: (path, key) => sink.warn([...path, key], `duplicate key "${key}": the last value is used`)
@@ -78,7 +96,9 @@ function baseName(file: string): string {
 }
 
 function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: string, opts: ParseOptions): Scenario {
-  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink)
+  let host: HostSpecs | undefined
+  const hostSpecs = (): HostSpecs => (host ??= opts.host?.() ?? { unavailable: 'this program does not read the machine it runs on' })
+  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink, hostSpecs)
   // With an unknown topology, keep checking the rest against the largest one allowed.
   const topo = buildTopology(topology ?? resolveTopologyName('smp-1024') as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }
@@ -159,23 +179,39 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   }
   sink.throwIfAny()
 
+  const hostKernel = (path: JsonPath): HostSpecs['kernel'] => {
+    const k = hostSpecs().kernel
+    if (!k) sink.error(path, `"host" is this machine's kernel, which only schedlab on Linux reads (${hostSpecs().unavailable ?? 'not detected'})`)
+    else sink.note(`kernel profile "host" is ${k.profile}, HZ ${k.hz}${k.preempt ? `, preempt ${k.preempt}` : ''} (${k.notes.join('; ')})`)
+    return k
+  }
+  const given = (path: JsonPath): boolean => doc.at(path) !== undefined
+  const fromHost = p.kernel.profile === HOST ? hostKernel(['kernel', 'profile']) : undefined
+  sink.throwIfAny()
   const kernel: KernelSpec = {
-    hz: p.kernel.hz,
-    profile: p.kernel.profile as KernelSpec['profile'],
+    hz: fromHost && !given(['kernel', 'hz']) ? fromHost.hz : p.kernel.hz,
+    profile: (fromHost ? fromHost.profile : p.kernel.profile) as KernelSpec['profile'],
     features: p.kernel.features,
     ...(p.kernel.baseSliceUs !== undefined ? { baseSliceUs: p.kernel.baseSliceUs } : {}),
     ...(p.kernel.tunableScaling !== undefined ? { tunableScaling: p.kernel.tunableScaling } : {}),
-    ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
+    ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : fromHost?.preempt ? { preempt: fromHost.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
     ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
+  const variantKernel = (v: ScenarioParsed['variants'][number], i: number): VariantSpec['kernel'] => {
+    const k = { ...v.kernel } as Omit<NonNullable<VariantSpec['kernel']>, 'profile'> & { profile?: string }
+    if (k.profile !== HOST) return k as VariantSpec['kernel']
+    const h = hostKernel(['variants', i, 'kernel', 'profile'])
+    if (!h) return k as VariantSpec['kernel']
+    return { ...k, profile: h.profile, ...(given(['variants', i, 'kernel', 'hz']) ? {} : { hz: h.hz }), ...(k.preempt !== undefined || !h.preempt ? {} : { preempt: h.preempt }) }
+  }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,
     patches: v.patches,
     features: v.features,
-    ...(v.kernel ? { kernel: v.kernel as VariantSpec['kernel'] } : {}),
+    ...(v.kernel ? { kernel: variantKernel(v, i) } : {}),
     ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))
   const s: Scenario = {
@@ -214,9 +250,10 @@ function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink): SweepAxi
   return axes
 }
 
-function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink): TopologySpec | undefined {
+function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink, host?: () => HostSpecs): TopologySpec | undefined {
   if (typeof t === 'string') {
-    const r = resolveTopologyName(t)
+    const h = t === HOST && host ? host() : undefined
+    const r = h ? (h.topology ?? `"host" is this machine's topology, which only schedlab on Linux reads (${h.unavailable ?? 'not detected'})`) : resolveTopologyName(t)
     if (typeof r === 'string') {
       if (path) sink.error(path, r)
       else sink.issues.push({ path: '--topology', message: r })
@@ -428,6 +465,8 @@ function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => n
 export interface ImportOptions {
   /** Topology preset name (`--topology`); default DEFAULT_TOPOLOGY. */
   topology?: string
+  /** This machine, for `--topology host` (see ParseOptions.host). */
+  host?: () => HostSpecs
   durationMs?: number
   seed?: number
   maxEvents?: number
@@ -449,7 +488,7 @@ export function importRtApp(text: string, file: string, opts: ImportOptions = {}
   checkRtAppRoot(root, [], sink)
   const topoName = opts.topology ?? DEFAULT_TOPOLOGY
   if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)
-  const topology = resolveTopology(topoName, undefined, sink)
+  const topology = resolveTopology(topoName, undefined, sink, opts.host)
   sink.throwIfAny()
   const topo = buildTopology(topology as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }

@@ -198,7 +198,7 @@ export function describe(r: DecisionRecord, n: Namer, focus = NIL): string {
     case 'pick': return pickText(r, n, focus)
     case 'wakeup': {
       const ready = r.readyNs !== undefined && r.readyNs !== r.at ? ` (runnable since ${fmtT(r.readyNs)})` : ''
-      if (r.code === 'WAKEUP_DELAYED') return `${who} was woken while still queued on CPU ${r.prev} as sched_delayed (it had gone to sleep ineligible)${ready}`
+      if (r.code === 'WAKEUP_DELAYED') return `${who} was woken while still queued on CPU ${r.prev} as sched_delayed (it had gone to sleep ineligible): requeued there${ready}`
       if (r.code === 'WAKEUP_BY_TASK') return `${who} was woken by ${n.task(r.other)} on ${c}`
       return `${who} was woken by its hrtimer on ${c}${ready}`
     }

@@ -14,6 +14,7 @@ import { runFileStem, traceFileName } from '../trace/line-writer'
 import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { cliLimits, submissionLimits } from '../main/services/limits'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
@@ -77,7 +78,7 @@ export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: 
     if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
     durationMs = s.publishedDurationMs
   }
-  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs })
+  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs, limits: submissionLimits(cliLimits(a)) })
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
@@ -201,9 +202,11 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   return 0
 }
 
-export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean }, io: CliIo): number {
-  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets })
+export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }, io: CliIo): number {
+  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
   printWarnings(s, io)
+  // What `run` would meet: the whole submission against the limits.
+  expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
   if (a.json) {
     io.out(JSON.stringify({ ok: true, scenario: s }, null, 2) + '\n')
     return 0

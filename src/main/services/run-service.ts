@@ -5,6 +5,7 @@ import type { VariantResult } from '../../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
+import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
 import type { RunSpec, Scenario } from './sim-adapter'
 import {
   DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget
@@ -45,6 +46,8 @@ export interface RunServiceDeps {
   store: RunStore
   emit: Emit
   version: string
+  /** The host's limits in force (read at each start: a changed setting applies to the next run). */
+  limits?: () => HostLimits
   /** Minimum interval between progress events of one run. */
   progressIntervalMs?: number
 }
@@ -60,7 +63,8 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   start(req: StartRunRequest): StartRunResult {
-    const parsed = scenarios.parse(req.text, req.file)
+    const limits = this.deps.limits?.() ?? DEFAULT_HOST_LIMITS
+    const parsed = scenarios.parse(req.text, req.file, limits.maxEventsPerRun)
     if (!parsed.ok) return parsed
     const s = parsed.scenario
     const unknown = req.variants ? scenarios.unknownVariants(s, req.variants) : []
@@ -68,7 +72,7 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
-    const expanded = scenarios.expand(s, req.file, req.variants)
+    const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits))
     if (!expanded.ok) return expanded
     const specs = expanded.specs
     if (specs.length === 0) {
@@ -84,6 +88,10 @@ export class RunService {
         return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'precision', message }] } }
       }
       target = { ...t, workload: w.name }
+      const refused = precisionRefusals(specs, req.maxSeeds ?? DEFAULT_MAX_SEEDS, limits)
+      if (refused.length > 0) {
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'precision', message })) } }
+      }
     }
     const createdAt = new Date()
     const id = this.deps.store.newId(createdAt)

@@ -2,7 +2,9 @@ import type { PolicyName } from '../kernel/api'
 import { buildTopology } from '../kernel/topology'
 import type { TopologySpec } from '../kernel/topology-types'
 import { IssueSink, ScenarioError } from './errors'
-import { estimateEvents, formatCount as fmtCount } from './estimate'
+import { estimateEvents, formatCount as fmtCount, taskCount } from './estimate'
+
+export { taskCount }
 import { lastEntry, readLenient, reservedKeys, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
 import { formatPath, type JsonPath } from './paths'
@@ -21,7 +23,11 @@ export interface ParseOptions {
   topology?: string
   /** Replaces durationMs before the event estimate (`--duration-ms`). */
   durationMs?: number
-  /** Replaces maxEvents (`--max-events`). */
+  /**
+   * The host's limit on one run's estimated events (`--max-events`, or the workbench's
+   * maxEventsPerRun setting); default DEFAULT_MAX_EVENTS. A scenario's own "maxEvents" may lower
+   * it for that scenario, never raise it: text from anywhere cannot buy itself hours of CPU.
+   */
   maxEvents?: number
   /**
    * Reads a file referenced by the scenario (rt-app `file`), relative to the scenario file.
@@ -197,6 +203,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : fromHost?.preempt ? { preempt: fromHost.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
+    ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
   const variantKernel = (v: ScenarioParsed['variants'][number], i: number): VariantSpec['kernel'] => {
@@ -213,6 +220,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(v.kernel ? { kernel: variantKernel(v, i) } : {}),
     ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))
+  const asked = doc.at(['maxEvents']) !== undefined ? p.maxEvents : undefined
   const s: Scenario = {
     name: p.name ?? baseName(file),
     file,
@@ -223,13 +231,13 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     seeds: p.seeds,
     variants,
     workloads,
-    maxEvents: opts.maxEvents ?? p.maxEvents,
+    maxEvents: effectiveMaxEvents(asked, opts.maxEvents, sink),
     ...(p.sweep !== undefined ? { sweep: checkSweep(p.sweep, sink) } : {}),
     ...(p.description !== undefined ? { description: p.description } : {}),
     ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
     warnings: sink.warnings
   }
-  checkEstimate(s, sink, (name) => names.indexOf(name))
+  checkEstimate(s, sink, (name) => names.indexOf(name), asked !== undefined && asked > s.maxEvents! ? ` (the scenario's "maxEvents": ${asked} does not raise this host's limit)` : '')
   sink.throwIfAny()
   return s
 }
@@ -415,26 +423,20 @@ function checkRtAppRoot(root: JObject, base: JsonPath, sink: IssueSink): void {
   }
 }
 
-export function taskCount(w: WorkloadSpec): number {
-  switch (w.type) {
-    case 'cyclictest':
-      return Number(w.threads)
-    case 'hackbench':
-      return Number(w.groups) * Number(w.fds) * 2
-    case 'schbench':
-      return Number(w.messageThreads) * (1 + Number(w.workers))
-    case 'rt-app': {
-      const spec = (w as { rtapp: { tasks: { instance: number }[] } }).rtapp
-      return spec.tasks.reduce((n, t) => n + t.instance, 0)
-    }
-    default:
-      return Number(w.count ?? 1)
+
+
+/** The scenario's maxEvents, capped at the host's limit (with a warning when it asked for more). */
+function effectiveMaxEvents(asked: number | undefined, host: number | undefined, sink: IssueSink): number {
+  const limit = host ?? DEFAULT_MAX_EVENTS
+  if (asked === undefined) return limit
+  if (asked > limit) {
+    sink.warn(['maxEvents'], `maxEvents ${asked} is above this host's limit of ${fmtCount(limit)}, which applies (raise it with --max-events, or the maxEventsPerRun setting)`)
   }
+  return Math.min(asked, limit)
 }
 
-
 /** Refuse when the run of any variant would be beyond the event limit. */
-export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number): void {
+export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number, note = ''): void {
   const lists = [s.workloads, ...s.variants.map((v) => v.workloads).filter((l): l is WorkloadSpec[] => !!l)]
   let worst = s
   let worstTotal = -1
@@ -445,10 +447,10 @@ export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload:
       worst = { ...s, workloads }
     }
   }
-  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)))
+  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)), note)
 }
 
-function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number): void {
+function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number, note: string): void {
   const limit = s.maxEvents ?? DEFAULT_MAX_EVENTS
   const est = estimateEvents(s)
   if (est.total <= limit) return
@@ -456,8 +458,8 @@ function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => n
   const path: JsonPath = top && top.events > est.ticks ? ['workloads', indexOf(top.name)] : ['durationMs']
   sink.error(
     path,
-    `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}. ` +
-      `Shorten durationMs (--duration-ms), or raise the limit with "maxEvents": ${Math.ceil(est.total * 1.2)} in the scenario or --max-events ${Math.ceil(est.total * 1.2)}`
+    `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}${note}. ` +
+      `Shorten durationMs (--duration-ms), or raise the limit with --max-events ${Math.ceil(est.total * 1.2)} (the maxEventsPerRun setting in the workbench; a scenario's "maxEvents" can only lower it)`
   )
 }
 

@@ -5,6 +5,9 @@ import type { VariantResult } from '../../shared/result'
 import type { RunStore } from './run-store'
 import type { Emit } from './run-service'
 import * as scenarios from './scenario-service'
+import * as real from '../../real/runner'
+import { RealCancelled, RealRefusal } from '../../real/errors'
+import { analyzeStream } from '../../trace'
 
 /**
  * The workbench's real runs (src/real, as `schedlab real`) and trace imports (src/trace, as
@@ -44,8 +47,7 @@ export class RealService {
   /** Whether this machine can run scenarios for real, and why not (checked once). */
   async available(): Promise<AppInfo['real']> {
     if (this.availability) return this.availability
-    const { realUnavailableReason } = await import('../../real/runner')
-    const why = realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root (a private tracefs instance): start the app or `schedlab serve` as root')
+    const why = real.realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root (a private tracefs instance): start the app or `schedlab serve` as root')
     this.availability = why ? { available: false, reason: why } : { available: true }
     return this.availability
   }
@@ -68,8 +70,6 @@ export class RealService {
     const expanded = scenarios.expand(s, file, req.variants)
     if (!expanded.ok) return expanded
     const specs = expanded.specs
-    const real = await import('../../real/runner')
-    const { RealRefusal, RealCancelled } = await import('../../real/errors')
     try {
       // refusals (another kernel needed, a tool or the compiler missing) before anything starts
       real.checkRealVariants(specs)
@@ -165,7 +165,6 @@ export class RealService {
 
   /** A trace (a stream of ftrace text) analyzed and saved as a run. */
   async importTrace(input: Readable, file: string): Promise<ImportTraceResult> {
-    const { analyzeStream } = await import('../../trace')
     const name = basename(file)
     let v
     try {

@@ -4,6 +4,8 @@ import { formatInsufficient } from '../stats/quantile'
 import { DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, resolveTargetWorkload, runToPrecision, type VariantPrecision } from '../stats/precision'
 import { InputError, type PrecisionTarget, type RunArgs } from './args'
 import { makeExecutor } from './executor'
+import { cliLimits, precisionRefusals } from '../main/services/limits'
+import { ScenarioError } from '../sim/scenario'
 import type { CliIo } from './io'
 import type { SimulateFn } from './simulator'
 
@@ -42,7 +44,11 @@ export async function runPrecision(
   const specOf = new Map(runs.map((r) => [r.variantIndex, r]))
   const maxSeeds = a.maxSeeds ?? DEFAULT_MAX_SEEDS
   const minSeeds = a.seeds ?? Math.max(DEFAULT_MIN_SEEDS, scenario.seeds)
-  const ex = makeExecutor(simulate)
+  // The most this can cost: every variant run to --max-seeds, checked like any submission.
+  const limits = cliLimits(a)
+  const refusals = precisionRefusals(runs, maxSeeds, limits)
+  if (refusals.length > 0) throw new ScenarioError(scenario.file ?? scenario.name, refusals.map((message) => ({ path: '--max-seeds', message })))
+  const ex = makeExecutor(simulate, limits)
   const started = io.now()
   const label = `${workload}.${target.metric === 'p99_9' ? 'p99.9' : target.metric} within ${target.pct} %`
   io.err(`precision: ${label}, ${variants.length} variant(s), ${minSeeds}..${maxSeeds} seeds, ${ex.parallelism} in parallel\n`)

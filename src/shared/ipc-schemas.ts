@@ -45,7 +45,14 @@ export const SERVICE_ARGS = {
   deleteRun: z.tuple([id]),
   setBaseline: z.tuple([id.nullable()]),
   getSettings: z.tuple([]),
-  updateSettings: z.tuple([z.object({ theme: z.enum(['light', 'dark', 'system']).optional() }).strict()]),
+  updateSettings: z.tuple([z.object({
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+    limits: z.object({
+      maxEventsPerRun: z.number().min(1000).max(1e13).optional(),
+      maxTotalEvents: z.number().min(1000).max(1e15).optional(),
+      memoryShare: z.number().min(0.01).max(0.95).optional()
+    }).strict().optional()
+  }).strict()]),
   exportContent: z.tuple([exportReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 

@@ -145,10 +145,22 @@ export interface RunList {
 
 export type Theme = 'light' | 'dark' | 'system'
 
+/** What one submission may cost on this host (src/main/services/limits.ts). */
+export interface HostLimits {
+  /** Estimated events of one run; a scenario's "maxEvents" may lower it, not raise it. */
+  maxEventsPerRun: number
+  /** Estimated events of all runs of one submission (variants x seeds). */
+  maxTotalEvents: number
+  /** Share of the machine's memory the simulations running at one time may use. */
+  memoryShare: number
+}
+
 export interface Settings {
   theme: Theme
   baselineRunId: string | null
   recentFiles: string[]
+  /** The limits in force (command-line flags of `schedlab serve` over the saved setting over defaults). */
+  limits?: HostLimits
 }
 
 export type ExportFormat = 'csv' | 'md' | 'txt' | 'json'
@@ -228,7 +240,7 @@ export interface ServiceMethods {
   deleteRun(id: string): Promise<void>
   setBaseline(id: string | null): Promise<Settings>
   getSettings(): Promise<Settings>
-  updateSettings(patch: { theme?: Theme }): Promise<Settings>
+  updateSettings(patch: { theme?: Theme; limits?: Partial<HostLimits> }): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
 }

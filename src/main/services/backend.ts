@@ -1,4 +1,5 @@
-import type { ApiEventName, ApiEvents, AppInfo, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import { memoryBudgetBytes, runMemoryOf } from './limits'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
@@ -19,6 +20,8 @@ export interface BackendOptions {
   poolSize?: number
   version: string
   platform: AppInfo['platform']
+  /** Limits given on the command line (`schedlab serve --max-events ...`): above the saved setting. */
+  limits?: Partial<HostLimits>
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -45,9 +48,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     for (const l of listeners) l(event, payload)
   }
   const store = await RunStore.open(opts.dataDir, opts.kv, opts.kvProblems ?? [])
-  const settings = new SettingsService(opts.kv)
-  const pool = new WorkerPool<VariantResult>({ workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize })
-  const runs = new RunService({ pool, store, emit, version: opts.version })
+  const settings = new SettingsService(opts.kv, opts.limits)
+  // Every job of every run, whoever submits it, waits for its memory to fit (or is refused).
+  const pool = new WorkerPool<VariantResult>({
+    workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize,
+    memoryBudgetBytes: () => memoryBudgetBytes(settings.limits()),
+    memoryOf: runMemoryOf
+  })
+  const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.
   const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
@@ -68,7 +76,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
-    validateScenario: async (text, file) => scenarios.validate(text, file),
+    validateScenario: async (text, file) => scenarios.validate(text, file, settings.limits()),
     importRtApp: async (text, file) => scenarios.importRtApp(text, file),
     startRun: async (req) => runs.start(req),
     cancelRun: async (id) => runs.cancel(id),
@@ -94,7 +102,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return s
     },
     getSettings: async () => settings.get(),
-    updateSettings: async (patch) => (patch.theme ? settings.setTheme(patch.theme) : settings.get()),
+    updateSettings: async (patch) => {
+      if (patch.limits) settings.setLimits(patch.limits)
+      return patch.theme ? settings.setTheme(patch.theme) : settings.get()
+    },
     exportContent: (req) => exportContent(req, getRun)
   }
 

@@ -6,6 +6,8 @@ import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
+import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
+import { submissionRefusals } from '../../sim/scenario/estimate'
 import type { RunSpec, Scenario } from './sim-adapter'
 import { cellLabel, cells, planCells } from '../../sweep/grid'
 
@@ -55,6 +57,8 @@ export interface RunServiceDeps {
   store: RunStore
   emit: Emit
   version: string
+  /** The host's limits in force (read at each start: a changed setting applies to the next run). */
+  limits?: () => HostLimits
   /** Minimum interval between progress events of one run. */
   progressIntervalMs?: number
 }
@@ -70,7 +74,8 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   start(req: StartRunRequest): StartRunResult {
-    const parsed = scenarios.parse(req.text, req.file)
+    const limits = this.deps.limits?.() ?? DEFAULT_HOST_LIMITS
+    const parsed = scenarios.parse(req.text, req.file, limits.maxEventsPerRun)
     if (!parsed.ok) return parsed
     const s = parsed.scenario
     const unknown = req.variants ? scenarios.unknownVariants(s, req.variants) : []
@@ -85,15 +90,18 @@ export class RunService {
       const axes = s.sweep
       try {
         const planned = planCells(axes, req.text, cells(axes), req.file,
-          (t) => sim.expandRuns(sim.parseScenario(t, req.file), req.variants ? { variants: req.variants } : {}),
+          (t) => sim.expandRuns(scenarios.parseOrThrow(t, req.file, limits.maxEventsPerRun), req.variants ? { variants: req.variants } : {}),
           (e, where) => (sim.isScenarioError(e) ? new sim.ScenarioError(where, e.issues) : e))
         sweep = { axes, total: planned.length, cells: planned.map((p) => ({ index: p.cell.index, values: p.cell.values, label: cellLabel(axes, p.cell), specs: p.scenario })) }
       } catch (err) {
         return { ok: false, problem: scenarios.problemOf(err, req.file) }
       }
       specs = sweep.cells.flatMap((c) => c.specs)
+      // the whole grid is one submission: its cost is checked like a run's
+      const refused = submissionRefusals(specs, submissionLimits(limits))
+      if (refused.length > 0) return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'sweep', message })) } }
     } else {
-      const expanded = scenarios.expand(s, req.file, req.variants)
+      const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits))
       if (!expanded.ok) return expanded
       specs = expanded.specs
     }
@@ -110,6 +118,10 @@ export class RunService {
         return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'precision', message }] } }
       }
       target = { ...t, workload: w.name }
+      const refused = precisionRefusals(specs, req.maxSeeds ?? DEFAULT_MAX_SEEDS, limits)
+      if (refused.length > 0) {
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'precision', message })) } }
+      }
     }
     const createdAt = new Date()
     const id = this.deps.store.newId(createdAt)

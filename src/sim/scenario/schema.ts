@@ -182,7 +182,7 @@ export const COSTS = z.strictObject({
 
 export const TOPOLOGY = z
   .union([
-    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"')),
+    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"; "host": this machine (online CPUs, capacities, LLCs, idle states; `schedlab topologies --host`)')),
     z.strictObject({
       name: z.string().min(1).meta(d('Topology name')),
       clusters: z.array(CLUSTER).min(1).max(256).meta(d('Clusters of identical CPUs, numbered in order')),
@@ -197,7 +197,7 @@ export const TOPOLOGY = z
 
 const KERNEL_FIELDS = {
   hz: z.union([z.literal(100), z.literal(250), z.literal(300), z.literal(1000)]).meta(d('CONFIG_HZ')),
-  profile: z.enum(KERNEL_PROFILES as unknown as [string, ...string[]]).meta(d('Kernel release modeled (feature defaults and EEVDF details)')),
+  profile: z.enum([...KERNEL_PROFILES, 'host'] as unknown as [string, ...string[]]).meta(d('Kernel release modeled (feature defaults and EEVDF details); "host": the profile nearest to this machine\'s kernel (uname -r), with its HZ and preemption model unless given')),
   baseSliceUs: z.number().min(100).max(100000).meta(d('Normalized base slice (sysctl sched_base_slice before CPU scaling). Default by profile')),
   tunableScaling: z.enum(['none', 'log', 'linear']).meta(d('sched_tunable_scaling')),
   preempt: z.enum(PREEMPT_MODELS).meta(d('Preemption model (CONFIG_PREEMPT_*): "none" and "voluntary" wait out kernel-mode sections (syscalls, kernel threads) until a preemption point, "voluntary" also at might_resched() points; "full" (default) preempts at once; "lazy" (PREEMPT_LAZY) defers fair-class reschedules to the next return to user mode or tick')),

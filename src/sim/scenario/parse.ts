@@ -203,6 +203,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : fromHost?.preempt ? { preempt: fromHost.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
+    ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
   }
   const variantKernel = (v: ScenarioParsed['variants'][number], i: number): VariantSpec['kernel'] => {

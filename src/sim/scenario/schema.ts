@@ -189,7 +189,8 @@ export const TOPOLOGY = z
       source: z.string().optional().meta(d('Where the numbers come from')),
       description: z.string().optional().meta(d('One-line description')),
       numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote')),
-      costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds'))
+      costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds')),
+      arch: z.string().min(1).max(32).optional().meta(d('Architecture, as uname -m prints it (x86_64, arm64, riscv64, ...): kernel defaults that depend on it, e.g. HRTICK in tip-2026'))
     })
   ])
   .meta(d('CPU topology: a preset name, or clusters of identical CPUs'))
@@ -203,6 +204,7 @@ const KERNEL_FIELDS = {
   preempt: z.enum(PREEMPT_MODELS).meta(d('Preemption model (CONFIG_PREEMPT_*): "none" and "voluntary" wait out kernel-mode sections (syscalls, kernel threads) until a preemption point, "voluntary" also at might_resched() points; "full" (default) preempts at once; "lazy" (PREEMPT_LAZY) defers fair-class reschedules to the next return to user mode or tick')),
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
   timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
+  nrMigrate: z.number().int().min(1).max(4096).meta(d('sysctl sched_nr_migrate: tasks one load-balance pass looks at. Default 32')),
   debug: z.boolean().meta(d('Check the model\'s invariants during the run'))
 }
 
@@ -218,6 +220,7 @@ export const KERNEL = z
     preempt: KERNEL_FIELDS.preempt.optional(),
     costs: KERNEL_FIELDS.costs.optional(),
     timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
+    nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
     debug: KERNEL_FIELDS.debug.optional()
   })
   .meta(d('Base kernel configuration of every variant'))
@@ -236,6 +239,7 @@ export const VARIANT = z
         preempt: KERNEL_FIELDS.preempt.optional(),
         costs: KERNEL_FIELDS.costs.optional(),
         timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
+        nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
         debug: KERNEL_FIELDS.debug.optional()
       })
       .optional()

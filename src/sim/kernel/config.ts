@@ -106,6 +106,8 @@ export interface KernelConfig {
   timerSlackNs: number
   costs: CostConfig
   debug: boolean
+  /** Workloads coalesce operations that wake and block no one (kernel.coalesce, default on). */
+  coalesce: boolean
   features: FeatureSet
 }
 
@@ -148,6 +150,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     // the topology's calibration, then the scenario's kernel.costs
     costs: resolveCosts({ ...hardwareCosts, ...(k.costs ?? {}) }),
     debug: k.debug === true,
+    coalesce: k.coalesce !== false,
     features
   }
 }

@@ -120,6 +120,8 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['remaining', Float64Array, 0],
   ['kernelPoint', Float64Array, 0],
   ['pointAt', Float64Array, 0],
+  ['batchOp', Float64Array, 0],
+  ['opPending', Uint8Array, 0],
   ['timerAt', Float64Array, 0],
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
@@ -192,6 +194,10 @@ export class Kernel implements TaskContext {
   kernelPoint!: Float64Array
   /** Kernel section: the `remaining` at which its next preemption point comes, 0 = none. */
   pointAt!: Float64Array
+  /** Work of one operation when the current run is a coalesced batch of them (runOps), else 0. */
+  batchOp!: Float64Array
+  /** Switched out exactly at the end of a batch's syscall that the one-by-one run had not completed yet. */
+  opPending!: Uint8Array
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
@@ -317,6 +323,7 @@ export class Kernel implements TaskContext {
   private stepAction = ACT_NONE
   private stepArg = 0
   private stepArg2 = 0
+  private stepOp = 0
   private localResched: Int32Array
   private localReschedN = 0
   /** CPU whose pick_next_task() is running (its overhead delays the task it picks). */
@@ -605,7 +612,11 @@ export class Kernel implements TaskContext {
     }
     this.needResched[cpu] = 1
     if (cpu === this.thisCpu) this.markLocal(cpu)
-    else this.sendIpi(cpu)
+    else {
+      this.sendIpi(cpu)
+      // a syscall returning before the IPI arrives sees the flag
+      this.batchPoint(cpu)
+    }
   }
 
   /**
@@ -619,6 +630,7 @@ export class Kernel implements TaskContext {
       if (this.needResched[cpu] !== 0) return
       this.needReschedLazy[cpu] = 1
       if (cpu === this.thisCpu) this.markLocal(cpu)
+      else this.batchPoint(cpu)
       return
     }
     this.reschedCurr(cpu)
@@ -859,7 +871,11 @@ export class Kernel implements TaskContext {
   }
 
   private switchOut(cpu: number, prev: number): void {
+    const before = this.remaining[prev]
     this.accountProgress(cpu, prev)
+    // a batch switched out exactly as a syscall's work is done: that syscall completes when the
+    // task runs again if the one-by-one run would have handled the switch first
+    if (this.batchOp[prev] > 0 && this.remaining[prev] !== before) this.opPending[prev] = this.opEndPending(cpu, prev) ? 1 : 0
     this.runDoneGen[cpu]++
     this.pendingStall[cpu] = 0
     if (this.state[prev] === TASK_RUNNING) this.nrInvoluntarySwitches++
@@ -909,7 +925,17 @@ export class Kernel implements TaskContext {
       const work = this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]
       dur = Math.ceil(work / this.cpuRate[cpu])
     }
-    this.eq.push(start + dur, EV_RUN_DONE, cpu, gen)
+    const end = start + dur
+    // a coalesced batch ends when its last operation would have: among the events of that
+    // instant, it comes after those posted before that operation began (event-queue.ts); with
+    // one operation left, that one began already and is (re)armed now, as one by one
+    let at = this.now
+    const op = this.batchOp[t]
+    if (op > 0 && a !== ACT_RUN_WALL && this.remaining[t] - (this.pointAt[t] > 0 ? this.pointAt[t] : 0) > op + 1e-6) {
+      const lastBegins = end - Math.ceil(op / this.cpuRate[cpu])
+      if (lastBegins > at) at = lastBegins
+    }
+    this.eq.pushPosted(end, EV_RUN_DONE, cpu, gen, at)
   }
 
   // =============================================================================================
@@ -1155,6 +1181,11 @@ export class Kernel implements TaskContext {
     this.terminal(task, ACT_RUN_KERNEL, workNs)
     this.stepArg2 = pointEveryNs
   }
+  runOps(task: number, ops: number, opNs: number): void {
+    this.terminal(task, ACT_RUN_KERNEL, ops * opNs)
+    this.stepArg2 = 0
+    this.stepOp = opNs
+  }
   runFor(task: number, wallNs: number): void { this.terminal(task, ACT_RUN_WALL, wallNs) }
   sleepUntil(task: number, absNs: number): void { this.terminal(task, ACT_SLEEP, absNs) }
   sleepFor(task: number, ns: number): void { this.terminal(task, ACT_SLEEP, this.now + ns) }
@@ -1233,6 +1264,87 @@ export class Kernel implements TaskContext {
     return this.state[task] === TASK_SLEEPING
   }
 
+  runLeft(task: number): number {
+    const a = this.action[task]
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return 0
+    let left = this.remaining[task]
+    const cpu = this.taskCpu[task]
+    if (cpu >= 0 && this.curr[cpu] === task && this.now > this.segStart[cpu]) {
+      const ran = this.now - this.segStart[cpu]
+      left -= a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
+    }
+    return left > 0 ? left : 0
+  }
+
+  setRunLeft(task: number, workNs: number): void {
+    const a = this.action[task]
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
+    // a preemption point beyond the new end is the end itself
+    if (this.pointAt[task] >= workNs) this.pointAt[task] = 0
+    const cpu = this.taskCpu[task]
+    if (cpu >= 0 && this.curr[cpu] === task) {
+      this.accountProgress(cpu, task)
+      this.remaining[task] = workNs
+      this.armRunDone(cpu, task)
+    } else {
+      this.remaining[task] = workNs
+    }
+  }
+
+  runOpsLeft(task: number): number {
+    const op = this.batchOp[task]
+    const left = this.runLeft(task)
+    if (op <= 0) return left > 0 ? 1 : 0
+    const k = Math.round(left / op)
+    const cpu = this.taskCpu[task]
+    if (k > 0 && cpu >= 0 && Math.abs(left - k * op) < this.cpuRate[cpu]) {
+      // at a syscall's end: now (if running), or when it was switched out
+      const running = this.curr[cpu] === task && this.now > this.segStart[cpu]
+      const pending = running ? this.opEndPending(cpu, task) : this.opPending[task] !== 0
+      return pending ? k + 1 : k
+    }
+    return Math.ceil(left / op - 1e-9)
+  }
+
+  /**
+   * The syscall of a batch ending at this very instant is still in flight if the one-by-one run
+   * would handle its end after the event being handled now: that end would have been posted
+   * when the syscall began (event-queue.ts order: time, posting instant, target).
+   */
+  private opEndPending(cpu: number, task: number): boolean {
+    const left = this.remaining[task]
+    const op = this.batchOp[task]
+    const k = Math.round(left / op)
+    if (k <= 0 || Math.abs(left - k * op) >= this.cpuRate[cpu]) return false
+    const began = this.now - Math.ceil(op / this.cpuRate[cpu])
+    const eq = this.eq
+    return !(began < eq.popPosted || (began === eq.popPosted && cpu < eq.popTarget))
+  }
+
+  /**
+   * A reschedule or a stopper waits for the running kernel code's next preemption point. In a
+   * coalesced batch of syscalls (runOps) that is the return to user mode after the syscall in
+   * flight: the batch gets a point there, as the one-by-one run has between two syscalls.
+   */
+  private batchPoint(cpu: number): void {
+    const t = this.curr[cpu]
+    if (t === NIL || this.batchOp[t] <= 0 || this.action[t] !== ACT_RUN_KERNEL || this.pointAt[t] > 0) return
+    if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0 && this.stopDeferred[cpu] === 0) return
+    this.accountProgress(cpu, t)
+    const op = this.batchOp[t]
+    const at = Math.floor((this.remaining[t] - 1e-6) / op) * op
+    if (at < 1) return // the syscall in flight is the batch's last: its end is the point
+    this.pointAt[t] = at
+    this.armRunDone(cpu, t)
+  }
+
+  /** The batch reached the point batchPoint() set: a syscall returns to user mode. */
+  private batchReturn(cpu: number, t: number): void {
+    this.pointAt[t] = 0
+    this.armRunDone(cpu, t)
+    this.atPreemptionPoint(cpu)
+  }
+
   /** Call the task's program until it chooses an action that takes time. */
   private runProgram(cpu: number, t: number): void {
     if (this.stepGuardAt[t] !== this.now) {
@@ -1247,6 +1359,7 @@ export class Kernel implements TaskContext {
       }
       this.stepping = t
       this.stepAction = ACT_NONE
+      this.stepOp = 0
       this.programs[t].step(t, this)
       this.stepping = NIL
       const act = this.stepAction
@@ -1261,6 +1374,7 @@ export class Kernel implements TaskContext {
           this.kernelPoint[t] = point
           this.pointAt[t] = point > 0 && arg > point ? arg - point : 0
         }
+        this.batchOp[t] = this.stepOp
         if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
         this.armRunDone(cpu, t)
         // the step was a return to user mode (or a kernel thread's preemption point)
@@ -1332,6 +1446,7 @@ export class Kernel implements TaskContext {
       const gen = eq.popGen
       if (!this.isLive(kind, target, gen)) continue
       this.now = t
+      eq.clock = t
       this.events++
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
@@ -1396,7 +1511,10 @@ export class Kernel implements TaskContext {
       this.localReschedMark[cpu] = 0
       const due = this.reschedDue(cpu)
       this.preemptPoint[cpu] = 0
-      if (!due) continue
+      if (!due) {
+        this.batchPoint(cpu)
+        continue
+      }
       const m = this.mode[cpu]
       // an idle CPU still in its interrupt or idle exit schedules when that ends
       if (m === CPU_BUSY || (m === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now)) this.schedule(cpu)
@@ -1415,7 +1533,8 @@ export class Kernel implements TaskContext {
     if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
       this.accountProgress(cpu, t)
       if (this.remaining[t] >= 1) {
-        this.mightResched(cpu, t)
+        if (this.batchOp[t] > 0) this.batchReturn(cpu, t)
+        else this.mightResched(cpu, t)
         return
       }
     }
@@ -1502,6 +1621,7 @@ export class Kernel implements TaskContext {
     if (this.mode[cpu] === CPU_BUSY) {
       this.flushWakeList(cpu)
       if (this.reschedDue(cpu)) this.schedule(cpu)
+      else if (this.needResched[cpu] !== 0) this.batchPoint(cpu)
       return
     }
     const ready = this.exitIdle(cpu)
@@ -1537,6 +1657,7 @@ export class Kernel implements TaskContext {
     // without a preemptible kernel the stopper waits for the running kernel section's end
     if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
       this.stopDeferred[cpu] = 1
+      this.batchPoint(cpu)
       return
     }
     this.stopWork[cpu] = null

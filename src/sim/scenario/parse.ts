@@ -168,7 +168,8 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
-    ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
+    ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {}),
+    ...(p.kernel.coalesce !== undefined ? { coalesce: p.kernel.coalesce } : {})
   }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,

@@ -203,7 +203,8 @@ const KERNEL_FIELDS = {
   preempt: z.enum(PREEMPT_MODELS).meta(d('Preemption model (CONFIG_PREEMPT_*): "none" and "voluntary" wait out kernel-mode sections (syscalls, kernel threads) until a preemption point, "voluntary" also at might_resched() points; "full" (default) preempts at once; "lazy" (PREEMPT_LAZY) defers fair-class reschedules to the next return to user mode or tick')),
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
   timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
-  debug: z.boolean().meta(d('Check the model\'s invariants during the run'))
+  debug: z.boolean().meta(d('Check the model\'s invariants during the run')),
+  coalesce: z.boolean().meta(d('Run a workload\'s operations that wake and block no one (hackbench reads and writes) as one run of their summed work. Default true; false simulates them one by one (validation)'))
 }
 
 export const FEATURES = z.record(z.string(), z.boolean()).meta(d('sched_feat flags and patch switches (`schedlab patches`), e.g. { "PREEMPT_SHORT": false }'))
@@ -218,7 +219,8 @@ export const KERNEL = z
     preempt: KERNEL_FIELDS.preempt.optional(),
     costs: KERNEL_FIELDS.costs.optional(),
     timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
-    debug: KERNEL_FIELDS.debug.optional()
+    debug: KERNEL_FIELDS.debug.optional(),
+    coalesce: KERNEL_FIELDS.coalesce.optional()
   })
   .meta(d('Base kernel configuration of every variant'))
 
@@ -236,7 +238,8 @@ export const VARIANT = z
         preempt: KERNEL_FIELDS.preempt.optional(),
         costs: KERNEL_FIELDS.costs.optional(),
         timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
-        debug: KERNEL_FIELDS.debug.optional()
+        debug: KERNEL_FIELDS.debug.optional(),
+        coalesce: KERNEL_FIELDS.coalesce.optional()
       })
       .optional()
       .meta(d('Kernel overrides for this variant')),

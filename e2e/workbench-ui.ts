@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { applyEdits, modify } from 'jsonc-parser'
 import type { RunStatus } from '../src/shared/ipc'
+import { textHash } from '../src/shared/text-hash'
 import { ROOT } from './host'
 
 /** The same user actions for the workbench in Chromium (web host) and in Electron. */
@@ -17,30 +18,73 @@ export function editJson(text: string, path: (string | number)[], value: unknown
 export class Workbench {
   constructor(readonly page: Page, private readonly setClipboard: (text: string) => Promise<unknown>) {}
 
-  /**
-   * Replace the whole editor content as a user pasting into Monaco (select all, paste): typed
-   * text would be auto-closed and auto-indented by the editor.
-   */
-  async typeScenario(text: string): Promise<void> {
-    const page = this.page
-    await this.setClipboard(text)
-    await page.locator('[data-testid="scenario-editor"] .view-lines').click()
-    await page.keyboard.press('ControlOrMeta+A')
-    await page.keyboard.press('ControlOrMeta+V')
-    // Monaco renders spaces as no-break spaces.
-    await expect.poll(async () => (await page.locator('[data-testid="scenario-editor"] .view-lines').textContent())?.replace(/\u00a0/g, ' ')).toContain(text.split('\n')[0].trim())
-    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 10_000 }).not.toBe('')
+  /** The editor host, which carries the Monaco model's fingerprint (data-model-hash). */
+  get editorHost() {
+    return this.page.getByTestId('scenario-editor')
   }
 
-  /** Tick exactly `names` in the Variants menu. */
+  /** Focus Monaco as a user does (a click in its text) and wait until it has the focus. */
+  async focusEditor(): Promise<void> {
+    const inEditor = () => this.page.evaluate(() => !!document.activeElement?.closest('[data-testid="scenario-editor"]'))
+    if (await inEditor()) return
+    await this.page.locator('[data-testid="scenario-editor"] .view-lines').click()
+    await expect.poll(inEditor).toBe(true)
+  }
+
+  /** Wait until the Monaco model holds exactly `text`. */
+  async waitEditorText(text: string): Promise<void> {
+    const want = textHash(text)
+    await expect.poll(() => this.editorHost.getAttribute('data-model-hash'), { message: `the editor never held the expected ${text.length} characters` }).toBe(want)
+  }
+
+  /** Wait until the validation status describes exactly `text` (not an earlier version). */
+  async waitValidated(text: string): Promise<string> {
+    const want = textHash(text)
+    const status = this.page.getByTestId('validation-status')
+    await expect.poll(async () => {
+      const [state, hash] = await Promise.all([status.getAttribute('data-state'), status.getAttribute('data-hash')])
+      return hash === want && state !== 'pending' ? 'validated' : `${state} ${hash}`
+    }, { timeout: 30_000 }).toBe('validated')
+    return (await status.textContent()) ?? ''
+  }
+
+  /** Wait until the validation status describes whatever the editor holds now. */
+  async waitValidatedCurrent(): Promise<string> {
+    const status = this.page.getByTestId('validation-status')
+    await expect.poll(async () => {
+      const [state, hash, model] = await Promise.all([status.getAttribute('data-state'), status.getAttribute('data-hash'), this.editorHost.getAttribute('data-model-hash')])
+      return hash === model && state !== 'pending' ? 'validated' : `${state} ${hash} (editor ${model})`
+    }, { timeout: 30_000 }).toBe('validated')
+    return (await status.textContent()) ?? ''
+  }
+
+  /**
+   * Replace the whole editor content as a user pasting into Monaco (select all, paste): typed
+   * text would be auto-closed and auto-indented by the editor. Returns once the model holds
+   * exactly the text and the validation status describes it.
+   */
+  async typeScenario(text: string): Promise<string> {
+    const page = this.page
+    await this.focusEditor()
+    await this.setClipboard(text)
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.press('ControlOrMeta+V')
+    await this.waitEditorText(text)
+    return this.waitValidated(text)
+  }
+
+  /** Tick exactly `names` in the Variants menu (variants-button, variants-menu), then close it. */
   async runOnlyVariants(names: string[]): Promise<void> {
-    const pick = this.page.getByTestId('variant-pick')
-    if (!(await pick.evaluate((d) => (d as HTMLDetailsElement).open))) await pick.locator('summary').click()
-    for (const box of await pick.locator('input[type="checkbox"]').all()) {
+    const menu = this.page.getByTestId('variants-menu')
+    if (!(await menu.isVisible())) await this.page.getByTestId('variants-button').click()
+    await expect.poll(() => menu.isVisible()).toBe(true)
+    for (const box of await menu.locator('input[type="checkbox"]').all()) {
       if (names.includes((await box.getAttribute('value')) ?? '')) await box.check()
       else await box.uncheck()
     }
-    await pick.locator('summary').click()
+    await menu.locator('button[data-action="close"]').click()
+    await expect.poll(() => menu.isVisible()).toBe(false)
+    await expect.poll(() => this.page.getByTestId('variants-button').textContent()).toContain(`${names.length}/`)
   }
 
   /** Press Run and wait until the new run's progress shows (a refused scenario fails here, with its problems). */
@@ -55,10 +99,18 @@ export class Workbench {
     expect(await progress.isVisible()).toBe(true)
   }
 
-  /** Start a run and wait for it (not an earlier one) to end with `status`. */
+  /** Start a run and wait for it (not an earlier one) to end with `status`, and, when it was saved, to be listed. */
   async runAndWait(status: RunStatus): Promise<void> {
     await this.startRun()
     await expect.poll(() => this.page.getByTestId('run-progress').getAttribute('data-status'), { timeout: 120_000 }).toBe(status)
+    if (status === 'done' || status === 'partial') await this.waitLastRunListed()
+  }
+
+  /** Wait until the run the progress card shows is listed in the history. */
+  async waitLastRunListed(): Promise<void> {
+    const id = await this.page.getByTestId('run-progress').getAttribute('data-run-id')
+    expect(id, 'no run was started').toBeTruthy()
+    await expect.poll(() => this.page.locator(`[data-testid="history-item"][data-run-id="${id}"]`).count(), { timeout: 30_000 }).toBe(1)
   }
 
   /** Pixels of a canvas in the first series colour: proof that a curve or bars were drawn. */

@@ -51,6 +51,18 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     const presets = await listPresets()
     expect(presets.length, 'resources/scenarios has no presets').toBeGreaterThan(0)
     presetId = (presets.find((p) => p.id === 'cyclictest-hackbench-rb5') ?? presets.find((p) => /cyclictest/.test(p.id)) ?? presets[0]).id
+    // The user's edit of the preset: a shorter run, one seed, two variants. Computed here, not
+    // in the first test, so one failing test does not leave the others without a scenario.
+    const preset = await readPreset(presetId)
+    let text = editJson(preset.text, ['durationMs'], RUN_MS)
+    text = editJson(text, ['seeds'], 1)
+    text = editJson(text, ['name'], `e2e ${presetId}`)
+    const pv = (parseJsonc(text) as { variants?: { name: string }[] }).variants ?? []
+    if (pv.length < 2) {
+      text = editJson(text, ['variants'], [{ name: 'tip/sched/core' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }])
+    }
+    scenarioText = text
+    variants = ((parseJsonc(text) as { variants: { name: string }[] }).variants).map((v) => v.name)
     serve = await startServe(dataDir)
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
     page = await openPage(serve.url)
@@ -69,38 +81,26 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(false)
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(false)
 
-    // The user's edit: a shorter run, one seed, two variants that differ in a sched_feat flag.
-    const preset = await readPreset(presetId)
-    let text = editJson(preset.text, ['durationMs'], RUN_MS)
-    text = editJson(text, ['seeds'], 1)
-    text = editJson(text, ['name'], `e2e ${presetId}`)
-    const pv = (parseJsonc(text) as { variants?: { name: string }[] }).variants ?? []
-    if (pv.length < 2) {
-      text = editJson(text, ['variants'], [{ name: 'tip/sched/core' }, { name: 'no RUN_TO_PARITY', features: { RUN_TO_PARITY: false } }])
-    }
-    scenarioText = text
-    variants = ((parseJsonc(text) as { variants: { name: string }[] }).variants).map((v) => v.name)
-    await ui.typeScenario(text)
-    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(new RegExp(`✓ .*${variants.length} variants`))
+    expect(await ui.typeScenario(scenarioText)).toMatch(new RegExp(`✓ .*${variants.length} variants`))
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
 
     // Completion from the schema: sched_feat flags inside "features", typed key by key.
-    await page.keyboard.press('ControlOrMeta+A')
-    await page.keyboard.press('Delete')
-    await page.keyboard.insertText('{ "kernel": { "features": { "RUN_')
+    // (Pasted, so that Monaco's auto-closing does not add to it; the caret ends after "RUN_".)
+    await ui.typeScenario('{ "kernel": { "features": { "RUN_')
     await page.keyboard.press('Control+Space')
     await expect.poll(() => page.locator('.suggest-widget .monaco-list-rows').textContent(), { timeout: 10_000 }).toContain('RUN_TO_PARITY')
     await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('.suggest-widget.visible').count()).toBe(0)
     // Hover docs: the flag's documentation from the sched_feat registry.
     await ui.typeScenario('{\n  "kernel": { "features": { "RUN_TO_PARITY": false } }\n}')
     await page.locator('.view-lines span', { hasText: 'RUN_TO_PARITY' }).last().hover()
     await expect.poll(async () => (await page.locator('.monaco-hover').allTextContents()).join(' '), { timeout: 10_000 }).toContain(SCHED_FEATURES.find((f) => f.name === 'RUN_TO_PARITY')!.doc.slice(0, 30))
-    await ui.typeScenario(scenarioText)
-    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+    expect(await ui.typeScenario(scenarioText)).toMatch(/✓/)
     await page.screenshot({ path: join(ARTIFACTS, 'editor.png') })
   })
 
   it('runs the scenario and shows progress, the seeds-format table and a drawn CDF', async () => {
+    expect(await ui.typeScenario(scenarioText)).toMatch(/✓/)
     await ui.runOnlyVariants([variants[0]])
     await ui.runAndWait('done')
     const bars = await page.locator('[data-testid="run-progress"] progress').evaluateAll((els) => els.map((e) => (e as HTMLProgressElement).value))
@@ -117,6 +117,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   })
 
   it('runs a second variant and compares the two runs', async () => {
+    expect(await ui.typeScenario(scenarioText)).toMatch(/✓/)
     await ui.runOnlyVariants([variants[1]])
     await ui.runAndWait('done')
     await expect.poll(() => page.locator('[data-testid="history-item"]').count()).toBe(2)
@@ -144,17 +145,14 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   })
 
   it('exports the table as Markdown and a chart as a valid PNG (browser downloads)', async () => {
-    const md = page.waitForEvent('download')
-    await page.getByTestId('compare-view').locator('button[data-export="md"]').click()
+    const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('compare-view').locator('button[data-export="md"]').click()])
     const mdFile = join(ARTIFACTS, 'comparison.md')
-    await (await md).saveAs(mdFile)
+    await md.saveAs(mdFile)
     const text = readFileSync(mdFile, 'utf8')
     expect(text).toMatch(/\| Maximum \(us\) \| [\d.]+ \| [\d.]+ \([+\- ] ?\d+ %\) \|/)
 
     await page.getByTestId('tab-results').click()
-    const dl = page.waitForEvent('download')
-    await page.getByTestId('export-png').click()
-    const download = await dl
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()])
     expect(download.suggestedFilename()).toMatch(/\.png$/)
     const file = join(ARTIFACTS, 'latency-cdf.png')
     await download.saveAs(file)
@@ -175,7 +173,8 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await expect.poll(() => panel.isVisible()).toBe(true)
     expect(await panel.textContent()).toMatch(/\.json/)
     expect(await panel.textContent()).toMatch(/:\d+:\d+/)
-    expect(await page.locator('.squiggly-error').count()).toBeGreaterThan(0)
+    // Monaco draws marker decorations on its next render: wait for them.
+    await expect.poll(() => page.locator('.squiggly-error').count()).toBeGreaterThan(0)
     expect(await ui.historyNames()).toEqual(before)
     // the saved runs are intact: the oldest one still opens with its table
     await page.locator('[data-testid="history-item"] .run-name').last().click()
@@ -187,22 +186,14 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   })
 
   it('cancel stops a long run', async () => {
-    // the previous test's run may still be landing in the history: wait until it settles
-    let before = await ui.historyNames()
-    await expect
-      .poll(async () => {
-        const now = await ui.historyNames()
-        const settled = JSON.stringify(now) === JSON.stringify(before)
-        before = now
-        return settled
-      }, { interval: 600 })
-      .toBe(true)
+    // the previous test's run must be listed in the history before we count it
+    await ui.waitLastRunListed()
+    const before = await ui.historyNames()
     const last = JSON.parse(readFileSync(join(dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
     // A run long enough to take a minute at the speed just measured.
     const longMs = Math.min(3_600_000, Math.ceil((60_000 * last.durationMs) / Math.max(1, last.wallMs)))
     // It is canceled long before the event limit matters.
-    await ui.typeScenario(editJson(editJson(scenarioText, ['durationMs'], longMs), ['maxEvents'], 1e12))
-    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+    expect(await ui.typeScenario(editJson(editJson(scenarioText, ['durationMs'], longMs), ['maxEvents'], 1e12))).toMatch(/✓/)
     await ui.startRun()
     await expect.poll(() => page.locator('[data-testid="run-progress"] .progress-row[data-state="running"]').count(), { timeout: 30_000 }).toBeGreaterThan(0)
     const mid = await page.locator('[data-testid="run-progress"] progress').first().evaluate((e) => (e as HTMLProgressElement).value)
@@ -229,24 +220,22 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await page.dispatchEvent('body', 'drop', { dataTransfer: dt })
     await expect.poll(() => page.getByTestId('doc-name').textContent()).toBe('thread-scenario.json')
     await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent()).toContain('"rt-app"')
-    await expect.poll(() => page.getByTestId('validation-status').textContent(), { timeout: 15_000 }).toMatch(/✓/)
+    expect(await ui.waitValidatedCurrent()).toMatch(/✓/)
 
     // Open through the browser's file picker.
     const file = join(dataDir, 'picked.json')
     writeFileSync(file, scenarioText)
-    const chooser = page.waitForEvent('filechooser')
-    await page.getByTestId('open-button').click()
-    await (await chooser).setFiles(file)
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-button').click()])
+    await chooser.setFiles(file)
     await expect.poll(() => page.getByTestId('doc-name').textContent()).toBe('picked.json')
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(false)
 
     // Edit, then Save arrives as a download of exactly the editor's text.
+    await ui.waitEditorText(scenarioText)
     const edited = editJson(scenarioText, ['name'], 'saved by e2e')
     await ui.typeScenario(edited)
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
-    const dl = page.waitForEvent('download')
-    await page.keyboard.press('ControlOrMeta+S')
-    const download = await dl
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('ControlOrMeta+S')])
     expect(download.suggestedFilename()).toBe('picked.json')
     const saved = join(dataDir, 'saved.json')
     await download.saveAs(saved)

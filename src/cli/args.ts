@@ -1,5 +1,6 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
+import { parsePrecisionTarget } from '../stats/precision'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
@@ -16,7 +17,10 @@ export interface RunArgs {
   seeds?: number
   durationMs?: number
   topology?: string
+  /** This run's limits (src/main/services/limits.ts): per-run events, total events, memory share. */
   maxEvents?: number
+  maxTotalEvents?: number
+  memoryShare?: number
   /** Use the scenario's publishedDurationMs. */
   published: boolean
   json: boolean
@@ -27,6 +31,23 @@ export interface RunArgs {
   /** --precision WORKLOAD.METRIC:PCT: add seeds until the interval is that tight. */
   precision?: PrecisionTarget
   maxSeeds?: number
+  /** --trace-format: ftrace text (default) or a Perfetto protobuf trace. */
+  traceFormat: 'ftrace' | 'perfetto'
+}
+
+export interface ExplainArgs {
+  file: string
+  sets: SetArg[]
+  variant?: string
+  workload?: string
+  seed?: number
+  durationMs?: number
+  topology?: string
+  maxEvents?: number
+  published: boolean
+  /** max, p99_9, p99, p90, p50 or a sample index. */
+  sample: string
+  json: boolean
 }
 
 export interface PrecisionTarget {
@@ -34,6 +55,12 @@ export interface PrecisionTarget {
   metric: 'p50' | 'p90' | 'p99' | 'p99_9' | 'timeSec'
   pct: number
   text: string
+}
+
+export interface RealArgs extends Pick<RunArgs, 'file' | 'sets' | 'variants' | 'seed' | 'seeds' | 'durationMs' | 'json' | 'out' | 'trace'> {
+  /** Longest wait for a quiet machine before each run, seconds (0: do not wait). */
+  quietWaitSec?: number
+  bufferKb?: number
 }
 
 export interface CompareArgs extends RunArgs {
@@ -60,18 +87,22 @@ export type Command =
   | ({ cmd: 'sweep' } & SweepArgs)
   | { cmd: 'merge'; dirs: string[]; json: boolean; out?: string }
   | ({ cmd: 'compare' } & CompareArgs)
-  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
-  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
+  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }
+  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean; host?: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
+  | ({ cmd: 'real' } & RealArgs)
+  | ({ cmd: 'explain' } & ExplainArgs)
   | { cmd: 'help' }
   | { cmd: 'version' }
 
 export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
-               [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
+               [--topology NAME] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
+               [--trace-format ftrace|perfetto]
+               [--max-events N] [--max-total-events N] [--memory-share F]
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
       The JSON carries "summary" and "comparisons" (every variant against the first).
@@ -80,7 +111,18 @@ export const USAGE = `usage: schedlab COMMAND [options]
       p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
-      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .).
+      sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
+      --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
+      the scheduler's decisions as annotations (open it at ui.perfetto.dev).
+      Limits (a scenario's "maxEvents" can lower the first, nothing in it can raise any):
+      --max-events per run (default 200 million estimated events), --max-total-events per
+      command over all its runs (default 4 billion), --memory-share of this machine's memory
+      for the runs at one time (default 0.5; docs/security.md).
+  explain SCENARIO --variant NAME --workload NAME [--seed N] [--sample max|p99_9|p99|INDEX]
+               [--duration-ms N] [--set PATH=VALUE]... [--json]
+      Re-run one variant with the decision recorder and explain one latency sample (default
+      the maximum): a timeline of the CPUs involved and the scheduler's decisions between the
+      moment the task became runnable and the moment it ran (reason codes: docs/explain.md).
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
@@ -97,10 +139,17 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Join shard outputs (folders of sweep --out, or their sweep.json) into the whole sweep.
   validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
+  topologies --host [--json]
+      What this machine is as the "host" topology and kernel profile (Linux).
   patches | topologies | presets [--json]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
+  real SCENARIO [--variant NAME]... [--seeds N] [--duration-ms N] [--json] [--out DIR] [--trace]
+               [--set PATH=VALUE]... [--quiet-wait S] [--buffer-kb N]
+      Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
+      measure them from a trace; --seeds N repeats each variant N times. Waits up to
+      --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
   analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
@@ -117,13 +166,29 @@ const RUN_OPTIONS = {
   'duration-ms': { type: 'string' },
   topology: { type: 'string' },
   'max-events': { type: 'string' },
+  'max-total-events': { type: 'string' },
+  'memory-share': { type: 'string' },
   published: { type: 'boolean' },
   json: { type: 'boolean' },
   out: { type: 'string' },
   trace: { type: 'boolean' },
   'per-seed': { type: 'boolean' },
   precision: { type: 'string' },
-  'max-seeds': { type: 'string' }
+  'max-seeds': { type: 'string' },
+  'trace-format': { type: 'string' }
+} as const
+
+const EXPLAIN_OPTIONS = {
+  set: { type: 'string', multiple: true },
+  variant: { type: 'string' },
+  workload: { type: 'string' },
+  seed: { type: 'string' },
+  'duration-ms': { type: 'string' },
+  topology: { type: 'string' },
+  'max-events': { type: 'string' },
+  published: { type: 'boolean' },
+  sample: { type: 'string' },
+  json: { type: 'boolean' }
 } as const
 
 const SWEEP_OPTIONS = {
@@ -148,6 +213,21 @@ function intOpt(name: string, v: string | undefined, min: number, max: number): 
   const n = Number(v)
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name}: must be in ${min}..${max}, got ${v}`)
   return n
+}
+
+/** The three limit flags, shared by run, compare, sweep, validate (and serve's own parser). */
+export function limitArgs(v: Record<string, unknown>): { maxEvents?: number; maxTotalEvents?: number; memoryShare?: number } {
+  const share = v['memory-share'] as string | undefined
+  let memoryShare: number | undefined
+  if (share !== undefined) {
+    memoryShare = Number(share)
+    if (!/^\d*\.?\d+$/.test(share.trim()) || !(memoryShare >= 0.01 && memoryShare <= 0.95)) throw new UsageError(`--memory-share: must be a number in 0.01..0.95 (of this machine's memory), got "${share}"`)
+  }
+  return {
+    maxEvents: intOpt('max-events', v['max-events'] as string | undefined, 1000, 1e13),
+    maxTotalEvents: intOpt('max-total-events', v['max-total-events'] as string | undefined, 1000, 1e15),
+    memoryShare
+  }
 }
 
 function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, positionals: number, cmd: string) {
@@ -186,39 +266,51 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     seeds: intOpt('seeds', v.seeds as string | undefined, 1, 1000),
     durationMs: intOpt('duration-ms', v['duration-ms'] as string | undefined, 1, 86_400_000),
     topology: v.topology as string | undefined,
-    maxEvents: intOpt('max-events', v['max-events'] as string | undefined, 1000, 1e12),
+    ...limitArgs(v),
     published: v.published === true,
     json: v.json === true,
     out: v.out as string | undefined,
-    trace: v.trace === true,
+    trace: v.trace === true || v['trace-format'] !== undefined,
+    traceFormat: traceFormat(v['trace-format'] as string | undefined),
     perSeed: v['per-seed'] === true,
     precision: precisionOpt(v.precision as string | undefined),
     maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
   }
 }
 
-const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
-  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
-}
-
 /** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
 export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
   if (v === undefined) return undefined
-  const text = v.trim()
-  const colon = text.lastIndexOf(':')
-  const target = colon > 0 ? text.slice(0, colon) : ''
-  // the workload name may itself contain dots: the metric is what follows the dot that names one
-  let workload = ''
-  let metric: PrecisionTarget['metric'] | undefined
-  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
-    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
-    workload = target.slice(0, i)
+  const t = parsePrecisionTarget(v)
+  if (typeof t === 'string') throw new UsageError(`--precision: ${t}`)
+  return t
+}
+
+function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {
+  if (v === undefined || v === 'ftrace') return 'ftrace'
+  if (v === 'perfetto') return 'perfetto'
+  throw new UsageError(`--trace-format: expected ftrace or perfetto, got "${v}"`)
+}
+
+function explainArgs(argv: string[]): ExplainArgs {
+  const r = parse(argv, EXPLAIN_OPTIONS, 1, 'explain')
+  const v = r.values
+  const a: ExplainArgs = {
+    file: r.positionals[0],
+    sets: setArgs(v.set),
+    variant: v.variant,
+    workload: v.workload,
+    seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+    durationMs: intOpt('duration-ms', v['duration-ms'], 1, 86_400_000),
+    topology: v.topology,
+    maxEvents: intOpt('max-events', v['max-events'], 1000, 1e12),
+    published: v.published === true,
+    sample: v.sample ?? 'max',
+    json: v.json === true
   }
-  const pctText = colon > 0 ? text.slice(colon + 1) : ''
-  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
-  const pct = Number(pctText)
-  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
-  return { workload, metric, pct, text }
+  if (!/^(max|p50|p90|p99|p99_9|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50 or a sample index, got "${a.sample}"`)
+  if (a.published && a.durationMs !== undefined) throw new UsageError('explain: --published and --duration-ms exclude each other')
+  return a
 }
 
 export function parseArgs(argv: readonly string[]): Command {
@@ -280,17 +372,43 @@ export function parseArgs(argv: readonly string[]): Command {
       return { cmd: 'merge', dirs: r.positionals, json: r.values.json === true, out: r.values.out as string | undefined }
     }
     case 'validate': {
-      const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
-      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
+      const r = parse([...rest], {
+        set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' },
+        'max-events': { type: 'string' }, 'max-total-events': { type: 'string' }, 'memory-share': { type: 'string' }
+      }, 1, 'validate')
+      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true, ...limitArgs(r.values) }
+    }
+    case 'topologies': {
+      const r = parse([...rest], { json: { type: 'boolean' }, host: { type: 'boolean' } }, 0, cmd)
+      return { cmd, json: r.values.json === true, host: r.values.host === true }
     }
     case 'patches':
-    case 'topologies':
     case 'presets': {
       const r = parse([...rest], { json: { type: 'boolean' } }, 0, cmd)
       return { cmd, json: r.values.json === true }
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'real': {
+      const r = parse([...rest], { set: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, seed: { type: 'string' }, seeds: { type: 'string' }, 'duration-ms': { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, trace: { type: 'boolean' }, 'quiet-wait': { type: 'string' }, 'buffer-kb': { type: 'string' } }, 1, 'real')
+      const v = r.values
+      return {
+        cmd: 'real',
+        file: r.positionals[0],
+        sets: setArgs(v.set),
+        variants: v.variant ?? [],
+        seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+        seeds: intOpt('seeds', v.seeds, 1, 1000),
+        durationMs: intOpt('duration-ms', v['duration-ms'], 100, 3_600_000),
+        json: v.json === true,
+        out: v.out,
+        trace: v.trace === true,
+        quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
+        bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 4_194_304)
+      }
+    }
+    case 'explain':
+      return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'analyze': {
       const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
       return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }

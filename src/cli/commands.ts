@@ -7,10 +7,14 @@ import type { CompareArgs, RunArgs } from './args'
 import { InputError } from './args'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo, LineWriter } from './io'
+import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '../trace/perfetto'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
+import { runFileStem, traceFileName } from '../trace/line-writer'
+import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { cliLimits, submissionLimits } from '../main/services/limits'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
@@ -42,6 +46,7 @@ export function parseScenarioText(text: string, file: string, io: CliIo, opts: L
     topology: opts.topology,
     durationMs: opts.durationMs,
     maxEvents: opts.maxEvents,
+    host: hostSpecs,
     readFile: (path, from) => {
       const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
       return { text: io.readFile(full), file: path }
@@ -73,17 +78,14 @@ export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: 
     if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
     durationMs = s.publishedDurationMs
   }
-  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs })
+  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs, limits: submissionLimits(cliLimits(a)) })
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
-function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'x'
-}
-
 export interface ExecuteOptions {
-  /** Write an ftrace-text trace of each run into this directory. */
+  /** Write a trace of each run into this directory: ftrace text, or Perfetto protobuf. */
   traceDir?: string
+  traceFormat?: 'ftrace' | 'perfetto'
 }
 
 /** Simulate the runs one after the other, with progress on stderr for runs longer than a second. */
@@ -98,14 +100,15 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     let trace: LineWriter | undefined
     let traced: Tracer | undefined
     let kernel: Kernel | undefined
-    if (opts.traceDir !== undefined) {
+    const perfetto = opts.traceDir !== undefined && opts.traceFormat === 'perfetto' ? perfettoTrace(run, io, opts.traceDir, label) : null
+    if (opts.traceDir !== undefined && !perfetto) {
       io.mkdirp(opts.traceDir)
-      const path = join(opts.traceDir, `${slug(run.scenario.name)}-${slug(run.variant)}-seed${run.seed}.trace.txt`)
+      const path = join(opts.traceDir, traceFileName(run.scenario.name, run.variant, `seed${run.seed}`))
       trace = io.openLines(path)
       io.err(`tracing ${label} to ${path}\n`)
     }
     const result = sim(run.scenario, run.variantIndex, run.seed, {
-      configure: trace
+      configure: perfetto ? perfetto.configure : trace
         ? (k) => {
             kernel = k
             traced = attachTracer(k, { emit: (l) => trace?.line(l), workloads: run.scenario.workloads.map((w) => ({ name: w.name, type: w.type })) })
@@ -123,11 +126,35 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     })
     if (traced && kernel) traced.finish(kernel.now)
     trace?.close()
+    perfetto?.close()
     if (traced && traced.lines() >= DEFAULT_TRACE_LINES) io.err(`${label}: the trace stopped after ${DEFAULT_TRACE_LINES} lines; shorten the run for a full one\n`)
     if (printed) io.err(io.errIsTty ? `\r${label}: done in ${((io.now() - started) / 1000).toFixed(1)} s\u001b[K\n` : `${label}: done\n`)
     results.push(result)
   })
   return results
+}
+
+/** A Perfetto trace of one run (--trace-format perfetto), streamed to DIR/<run>.perfetto-trace. */
+function perfettoTrace(run: RunSpec, io: CliIo, dir: string, label: string): { configure(k: Kernel): void; close(): void } {
+  io.mkdirp(dir)
+  const path = join(dir, `${runFileStem(run.scenario.name, run.variant, `seed${run.seed}`)}.perfetto-trace`)
+  const file = io.openBytes(path)
+  io.err(`tracing ${label} to ${path}\n`)
+  let writer: PerfettoWriter | null = null
+  let kernel: Kernel | null = null
+  return {
+    configure(k) {
+      kernel = k
+      writer = attachPerfetto(k, { write: (c) => file.write(c), workloads: run.scenario.workloads })
+    },
+    close() {
+      if (writer && kernel) {
+        const n = writer.finish(kernel.now)
+        if (n.truncated) io.err(`${label}: the Perfetto trace stopped after ${DEFAULT_PERFETTO_EVENTS} events; shorten the run for a full one\n`)
+      }
+      file.close()
+    }
+  }
 }
 
 function writeOut(dir: string, scenario: Scenario, output: RunOutput, io: CliIo): void {
@@ -152,7 +179,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
     variants = p.results
     extra = { precision: p.report }
   } else {
-    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
+    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
   }
   const output = { ...runOutput(scenario.name, variants), ...extra }
   if (a.out) writeOut(a.out, scenario, output, io)
@@ -163,7 +190,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
 export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
   const names = [...new Set(runs.map((r) => r.variant))]
-  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.' } : {})
+  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
   if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
   let c
   try {
@@ -175,9 +202,11 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   return 0
 }
 
-export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean }, io: CliIo): number {
-  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets })
+export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }, io: CliIo): number {
+  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
   printWarnings(s, io)
+  // What `run` would meet: the whole submission against the limits.
+  expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
   if (a.json) {
     io.out(JSON.stringify({ ok: true, scenario: s }, null, 2) + '\n')
     return 0

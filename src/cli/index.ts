@@ -3,6 +3,8 @@ import { InputError, parseArgs, UsageError, USAGE } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
+import { hostCommand, realCommand } from './real'
+import { explainCommand } from './explain'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 
@@ -27,14 +29,19 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await compareCommand(c, io, simulate)
       case 'validate':
         return validateCommand(c, io)
-      case 'patches':
       case 'topologies':
+        return c.host ? hostCommand(c.json, io) : listCommand(c.cmd, c.json, io)
+      case 'patches':
       case 'presets':
         return listCommand(c.cmd, c.json, io)
       case 'serve':
         return await serve(c.args, io)
       case 'analyze':
         return await analyzeCommand(c, io)
+      case 'real':
+        return await realCommand(c, io)
+      case 'explain':
+        return await explainCommand(c, io)
       case 'sweep':
         return await sweepCommand(c, io, simulate)
       case 'merge':

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { openTraceFile } from '../trace/reader'
+import { openLineWriter, type LineWriter } from '../trace/line-writer'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
@@ -14,14 +15,18 @@ export interface CliIo {
   mkdirp(path: string): void
   /** A file written line by line (traces), buffered. */
   openLines(path: string): LineWriter
+  /** A binary file written in chunks (Perfetto traces). */
+  openBytes(path: string): ByteWriter
   /** A file as a byte stream (traces: gunzipped when compressed; "-" is stdin). */
   readStream(path: string): Readable
   /** Wall clock in ms, for progress only (never inside the simulation). */
   now(): number
 }
 
-export interface LineWriter {
-  line(text: string): void
+export type { LineWriter }
+
+export interface ByteWriter {
+  write(chunk: Uint8Array): void
   close(): void
 }
 
@@ -34,39 +39,30 @@ export function nodeIo(): CliIo {
     readFile: (p) => readFileSync(p, 'utf8'),
     writeFile: (p, t) => writeFileSync(p, t),
     mkdirp: (p) => mkdirSync(p, { recursive: true }),
-    openLines: (p) => {
+    openLines: (p) => openLineWriter(p),
+    readStream: (p) => openTraceFile(p),
+    openBytes: (p) => {
       const fd = openSync(p, 'w')
-      let buf: string[] = []
-      let size = 0
-      const flush = (): void => {
-        if (buf.length === 0) return
-        writeSync(fd, buf.join('\n') + '\n')
-        buf = []
-        size = 0
-      }
       return {
-        line(t) {
-          buf.push(t)
-          size += t.length
-          if (size > 1 << 20) flush()
+        write(chunk) {
+          writeSync(fd, chunk)
         },
         close() {
-          flush()
           closeSync(fd)
         }
       }
     },
-    readStream: (p) => openTraceFile(p),
     now: () => performance.now()
   }
 }
 
 /** An in-memory CliIo for tests: collects stdout and stderr. */
-export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: string; stderr: string; files: Record<string, string> } {
+export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: string; stderr: string; files: Record<string, string>; binaries: Record<string, Uint8Array> } {
   const io = {
     stdout: '',
     stderr: '',
     files: { ...files },
+    binaries: {} as Record<string, Uint8Array>,
     errIsTty: false,
     out(t: string) {
       io.stdout += t
@@ -94,6 +90,15 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
         line: (t: string) => lines.push(t),
         close: () => {
           io.files[p] = lines.join('\n') + '\n'
+        }
+      }
+    },
+    openBytes(p: string) {
+      const chunks: Uint8Array[] = []
+      return {
+        write: (c: Uint8Array) => chunks.push(c.slice()),
+        close: () => {
+          io.binaries[p] = Buffer.concat(chunks)
         }
       }
     },

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'node:http'
@@ -123,7 +123,7 @@ describe('schedlab serve web host', () => {
     const started = await call('startRun', { text, file: 'ws.json' })
     expect(started.ok).toBe(true)
     const runId = started.value.runId
-    for (let i = 0; i < 100 && !events.some((e) => e.event === 'run-finished'); i++) await new Promise((r) => setTimeout(r, 50))
+    await vi.waitFor(() => expect(events.some((e) => e.event === 'run-finished')).toBe(true), { timeout: 60_000, interval: 50 })
     const fin = events.find((e) => e.event === 'run-finished')!
     expect(fin.payload).toMatchObject({ runId, status: 'done' })
     expect(events.filter((e) => e.event === 'run-job')).toHaveLength(2)
@@ -140,11 +140,15 @@ describe('serve arguments', () => {
     expect(parseServeArgs(['--port', '8080', '--data-dir', '/tmp/x'])).toEqual({ port: 8080, dataDir: '/tmp/x' })
     expect(parseServeArgs(['--port=0'])).toMatchObject({ port: 0 })
     expect(parseServeArgs(['--help'])).toBe('help')
+    expect(parseServeArgs(['--max-events', '5000000', '--memory-share', '0.25', '--max-total-events=100000000'])).toMatchObject({
+      limits: { maxEventsPerRun: 5_000_000, maxTotalEvents: 100_000_000, memoryShare: 0.25 }
+    })
   })
 
   it('rejects bad arguments with a message', () => {
     expect(() => parseServeArgs(['--port', 'http'])).toThrow(/--port: expected a port number/)
     expect(() => parseServeArgs(['--port'])).toThrow(/--port needs a value/)
     expect(() => parseServeArgs(['--verbose'])).toThrow(/unknown argument "--verbose"/)
+    expect(() => parseServeArgs(['--memory-share', '3'])).toThrow(/--memory-share: must be a number in 0\.01\.\.0\.95/)
   })
 })

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { promises as fs } from 'node:fs'
-import { extname, join, normalize, resolve, sep } from 'node:path'
+import { extname, join, posix, resolve, sep } from 'node:path'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { rendererCsp } from '../shared/csp'
 import { SERVICE_ARGS } from '../shared/ipc-schemas'
+import { MAX_MESSAGE_BYTES } from '../shared/limits'
 import type { Backend } from '../main/services/backend'
 import { createDispatcher } from '../main/services/dispatch'
 
@@ -13,7 +14,9 @@ import { createDispatcher } from '../main/services/dispatch'
  * The web host: serves the built renderer on 127.0.0.1 and the contract's service methods
  * over a WebSocket, backed by the same services as the desktop app. A random token in the URL
  * guards both; the WebSocket also refuses pages from other origins, so another site open in
- * the same browser cannot drive it.
+ * the same browser cannot drive it, and both refuse a Host header other than the host's own
+ * names (DNS rebinding). Whatever a page or a process sends fails only its own request or
+ * connection: docs/security.md lists the threats and the checks.
  */
 
 export interface WebHostOptions {
@@ -32,9 +35,10 @@ export interface WebHost {
 
 /** Wire format: client -> host calls, host -> client answers and events. */
 export type ClientMessage = { id: number; method: string; args: unknown[] }
+/** `id: null` answers a message whose own id could not be read. */
 export type HostMessage =
   | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: string }
+  | { id: number | null; ok: false; error: string }
   | { event: string; payload: unknown }
 
 const MIME: Record<string, string> = {
@@ -58,12 +62,54 @@ function sameToken(a: string | null, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/**
+ * A request target (origin-form `/path?query`) decoded and normalized once, before any check:
+ * `/%69ndex.html`, `//index.html` and `/assets/../index.html` are all `index.html`. Null when it
+ * cannot be decoded (or is not origin-form, like `//[` that `new URL` throws on).
+ */
+export function parseTarget(raw: string | undefined): { rel: string; token: string | null } | null {
+  if (!raw || raw[0] !== '/') return null
+  const q = raw.indexOf('?')
+  let path: string
+  try {
+    path = decodeURIComponent(q < 0 ? raw : raw.slice(0, q))
+  } catch {
+    return null
+  }
+  if (path.includes('\0')) return null
+  // Backslashes are separators on Windows; treat them as such everywhere.
+  const rel = posix.normalize(path.replace(/\\/g, '/')).replace(/^\/+/, '')
+  if (rel === '..' || rel.startsWith('../')) return null
+  const token = q < 0 ? null : new URLSearchParams(raw.slice(q + 1)).get('token')
+  return { rel: rel === '.' ? '' : rel, token }
+}
+
+/** A message from a page, checked field by field; `id` is null when it is not a finite number. */
+export function parseClientMessage(data: string): { id: number | null; call?: { method: string; args: unknown[] }; error?: string } {
+  let msg: unknown
+  try {
+    msg = JSON.parse(data)
+  } catch {
+    return { id: null, error: 'not JSON' }
+  }
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return { id: null, error: 'expected an object { id, method, args }' }
+  const m = msg as Record<string, unknown>
+  const id = Object.hasOwn(m, 'id') && typeof m.id === 'number' && Number.isFinite(m.id) ? m.id : null
+  if (id === null) return { id, error: '"id" must be a finite number' }
+  if (typeof m.method !== 'string') return { id, error: '"method" must be a string' }
+  if (!Array.isArray(m.args)) return { id, error: '"args" must be an array' }
+  return { id, call: { method: m.method, args: m.args } }
+}
+
 export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const token = opts.token ?? randomBytes(24).toString('hex')
-  const root = resolve(opts.rendererDir)
+  const root = await fs.realpath(resolve(opts.rendererDir))
   const indexHtml = await fs.readFile(join(root, 'index.html'), 'utf8')
   const dispatch = createDispatcher(SERVICE_ARGS, opts.backend.service)
-  let origin = ''
+  // Set once the port is known: the names this host answers to, and the pages it trusts.
+  let hosts = new Set<string>()
+  let origins = new Set<string>()
+  let csp = ''
 
   const baseHeaders = {
     'X-Content-Type-Options': 'nosniff',
@@ -74,57 +120,81 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   }
 
   const send = (res: ServerResponse, status: number, body: string | Buffer, type: string, extra: Record<string, string> = {}): void => {
-    res.writeHead(status, { ...baseHeaders, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), ...extra })
+    const html = type.startsWith('text/html')
+    res.writeHead(status, {
+      ...baseHeaders,
+      'Content-Type': type,
+      'Content-Length': Buffer.byteLength(body),
+      // Every HTML page, whatever path reached it, runs under the policy (and is never framed).
+      ...(html ? { 'Content-Security-Policy': csp, 'X-Frame-Options': 'DENY' } : {}),
+      ...extra
+    })
     res.end(body)
   }
 
+  /** DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example. */
+  const trustedHost = (req: IncomingMessage): boolean => hosts.has((req.headers.host ?? '').toLowerCase())
+
+  /** Inside the served folder after resolving symlinks, or null. */
+  const servedFile = async (rel: string): Promise<string | null> => {
+    const file = resolve(root, rel)
+    if (!file.startsWith(root + sep)) return null
+    try {
+      const real = await fs.realpath(file)
+      // Outside the folder, or the page itself by another path (it is served only with the token).
+      if (!real.startsWith(root + sep) || real === join(root, 'index.html')) return null
+      return (await fs.stat(real)).isFile() ? real : null
+    } catch {
+      return null
+    }
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!trustedHost(req)) return send(res, 403, 'schedlab serve: unexpected Host header\n', 'text/plain')
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain')
-    const url = new URL(req.url ?? '/', origin)
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      if (!sameToken(url.searchParams.get('token'), token)) {
+    const target = parseTarget(req.url)
+    if (!target) return send(res, 400, 'bad request target\n', 'text/plain')
+    if (target.rel === '' || target.rel === 'index.html') {
+      if (!sameToken(target.token, token)) {
         return send(res, 403, 'schedlab serve: open the URL printed by the command (it carries the access token)\n', 'text/plain')
       }
-      return send(res, 200, indexHtml, MIME['.html'], {
-        'Content-Security-Policy': rendererCsp([origin.replace(/^http/, 'ws')]),
-        'Cache-Control': 'no-store'
-      })
+      return send(res, 200, indexHtml, MIME['.html'], { 'Cache-Control': 'no-store' })
     }
-    let rel: string
-    try {
-      rel = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '')
-    } catch {
-      return send(res, 400, 'bad path\n', 'text/plain')
-    }
-    const file = resolve(root, rel)
-    if (!file.startsWith(root + sep)) return send(res, 404, 'not found\n', 'text/plain')
-    try {
-      const body = await fs.readFile(file)
-      const immutable = rel.startsWith('assets' + sep) || rel.startsWith('assets/')
-      return send(res, 200, body, MIME[extname(file)] ?? 'application/octet-stream', {
-        'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache'
-      })
-    } catch {
-      return send(res, 404, 'not found\n', 'text/plain')
-    }
+    const file = await servedFile(target.rel)
+    if (!file) return send(res, 404, 'not found\n', 'text/plain')
+    const body = await fs.readFile(file)
+    const immutable = target.rel.startsWith('assets/')
+    return send(res, 200, body, MIME[extname(file)] ?? 'application/octet-stream', {
+      'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache'
+    })
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) send(res, 500, 'internal error\n', 'text/plain')
+      else res.destroy()
     })
   })
+  // A malformed request or a reset connection ends that connection, nothing else.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+    else socket.destroy()
+  })
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES })
+  wss.on('error', () => undefined)
   const clients = new Set<WebSocket>()
 
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', origin)
+    socket.on('error', () => socket.destroy())
+    const refuse = (status: string): void => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+    }
+    const target = parseTarget(req.url)
+    if (!target) return refuse('400 Bad Request')
     const reqOrigin = req.headers.origin
-    if (url.pathname !== '/ws' || !sameToken(url.searchParams.get('token'), token) || (reqOrigin !== undefined && reqOrigin !== origin)) {
-      socket.write('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n')
-      socket.destroy()
-      return
+    if (!trustedHost(req) || target.rel !== 'ws' || !sameToken(target.token, token) || (reqOrigin !== undefined && !origins.has(reqOrigin))) {
+      return refuse('403 Forbidden')
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
   })
@@ -132,17 +202,28 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   wss.on('connection', (ws: WebSocket) => {
     clients.add(ws)
     ws.on('close', () => clients.delete(ws))
-    ws.on('message', (data) => {
-      let msg: ClientMessage
+    // Protocol errors (bad UTF-8, unmasked or oversized frames, reserved bits and opcodes, bad
+    // close codes): ws has already failed the connection with the matching close code.
+    ws.on('error', () => undefined)
+    const reply = (m: HostMessage): void => {
+      if (ws.readyState !== ws.OPEN) return
+      let text: string
       try {
-        msg = JSON.parse(data.toString()) as ClientMessage
-      } catch {
-        return
+        text = JSON.stringify(m)
+      } catch (err) {
+        text = JSON.stringify({ id: "id" in m ? m.id : null, ok: false, error: `the answer could not be sent: ${(err as Error).message}` })
       }
-      if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'number') return
-      void dispatch(String(msg.method), msg.args).then((env) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: msg.id, ...env } satisfies HostMessage))
-      })
+      ws.send(text)
+    }
+    ws.on('message', (data, isBinary) => {
+      const msg = isBinary ? { id: null, error: 'binary messages are not part of the protocol' } : parseClientMessage(data.toString())
+      if (!msg.call) return reply({ id: msg.id, ok: false, error: `invalid message: ${msg.error}` })
+      const { method, args } = msg.call
+      const id = msg.id as number
+      dispatch(method, args).then(
+        (env) => reply({ id, ...env }),
+        (err: unknown) => reply({ id, ok: false, error: err instanceof Error ? err.message : String(err) })
+      )
     })
   })
 
@@ -156,7 +237,12 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     server.listen(opts.port ?? 0, '127.0.0.1', () => ok())
   })
   const port = (server.address() as AddressInfo).port
-  origin = `http://127.0.0.1:${port}`
+  // The page works from either name; nothing else reaches it.
+  hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`])
+  origins = new Set([...hosts].map((h) => `http://${h}`))
+  csp = rendererCsp([...hosts].map((h) => `ws://${h}`))
+  server.on('error', (err) => process.stderr.write(`schedlab serve: ${err.message}\n`))
+  const origin = `http://127.0.0.1:${port}`
 
   return {
     url: `${origin}/?token=${token}`,

@@ -8,6 +8,8 @@ import { MergeError, mergeSweeps, type SweepObject } from '../sweep/merge'
 import { k8sManifest, mergeCommandLine, slurmScript, slug, type ClusterJob } from '../sweep/cluster'
 import { workloadStats } from '../stats/summary'
 import { InputError, type SweepArgs } from './args'
+import { submissionRefusals } from '../sim/scenario/estimate'
+import { cliLimits, submissionLimits } from '../main/services/limits'
 import { expandFor, parseScenarioText, readScenarioText, runOutput } from './commands'
 import { makeExecutor, runAll } from './executor'
 import { cellsOf, renderCompareCell } from './format'
@@ -70,9 +72,12 @@ export async function sweepCommand(a: SweepArgs, io: CliIo, simulate?: SimulateF
   // every cell is checked before anything runs
   const planned = p.chosen.map((c) => ({ cell: c, ...cellRuns(p, c, a, io) }))
   const specs = planned.flatMap((x) => x.runs)
+  // The cells together are one submission (one per shard): checked as a whole too.
+  const refusals = submissionRefusals(specs, submissionLimits(cliLimits(a)))
+  if (refusals.length > 0) throw new ScenarioError(p.file, refusals.map((message) => ({ path: '(sweep)', message: `${message}; or run it in shards (--shard I/N, --slurm)` })))
   const shardText = a.shard ? `shard ${a.shard}: ` : ''
   io.err(`sweep: ${shardText}${p.chosen.length} of ${p.total} cells, ${specs.length} runs\n`)
-  const ex = makeExecutor(simulate)
+  const ex = makeExecutor(simulate, cliLimits(a))
   let results
   try {
     results = await runAll(ex, specs, io)
@@ -110,6 +115,8 @@ function clusterCommand(a: SweepArgs, p: Planned, io: CliIo): number {
   if (a.published) passOn.push('--published')
   if (a.topology !== undefined) passOn.push('--topology', a.topology)
   if (a.maxEvents !== undefined) passOn.push('--max-events', String(a.maxEvents))
+  if (a.maxTotalEvents !== undefined) passOn.push('--max-total-events', String(a.maxTotalEvents))
+  if (a.memoryShare !== undefined) passOn.push('--memory-share', String(a.memoryShare))
   // every cell is checked here, not on the cluster
   for (const c of cells(p.base.sweep!)) cellRuns(p, c, a, io)
   const job: ClusterJob = {

@@ -6,12 +6,12 @@ import type { Backend } from './services/backend'
 import { writeFileAtomic } from './services/atomic-write'
 import { pngFileName, pngSize } from './services/export'
 import * as scenarios from './services/scenario-service'
+import { MAX_SCENARIO_BYTES, formatMb } from '../shared/limits'
 
 const SCENARIO_FILTERS: FileFilter[] = [
   { name: 'Scenario or rt-app JSON', extensions: ['json', 'jsonc'] },
   { name: 'All files', extensions: ['*'] }
 ]
-const MAX_SCENARIO_BYTES = 8_000_000
 
 /**
  * Delivery of files in the desktop app: native open/save dialogs, the recent list, dirty-state
@@ -31,7 +31,7 @@ export function createElectronHost(backend: Backend, getWindow: () => BrowserWin
 
   const readDoc = async (path: string): Promise<ScenarioDoc> => {
     const st = await fs.stat(path)
-    if (st.size > MAX_SCENARIO_BYTES) throw new Error(`${path} is too large for a scenario (${st.size} bytes)`)
+    if (st.size > MAX_SCENARIO_BYTES) throw new Error(`${path}: scenario too large: ${formatMb(st.size)}, the limit is ${formatMb(MAX_SCENARIO_BYTES)}`)
     return { name: basename(path), path, text: await fs.readFile(path, 'utf8') }
   }
 

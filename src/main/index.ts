@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import Store from 'electron-store'
 import workerPath from './services/sim-worker?modulePath'
 import { createBackend, type Backend } from './services/backend'
-import { openKeyValueStore } from './services/kv'
+import { openKeyValueStore, parseConfigJson } from './services/kv'
 import { createMainWindow, hardenSession, rendererUrl } from './window'
 import { buildMenu } from './menu'
 import { createElectronHost } from './host'
@@ -35,7 +35,7 @@ async function start(): Promise<void> {
   hardenSession()
   const dataDir = app.getPath('userData')
   const { kv, problems } = openKeyValueStore(join(dataDir, 'config.json'), () => {
-    const store = new Store<Record<string, unknown>>({ name: 'config', cwd: dataDir })
+    const store = new Store<Record<string, unknown>>({ name: 'config', cwd: dataDir, deserialize: parseConfigJson })
     return { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }
   })
   const be = await createBackend({ dataDir, kv, kvProblems: problems, workerPath, version: app.getVersion(), platform: 'electron' })

@@ -5,10 +5,14 @@
  */
 import { z } from 'zod'
 import type { HostMethods, ServiceMethods } from './ipc'
+import { scenarioTooLarge } from './limits'
 
 const id = z.string().regex(/^[A-Za-z0-9._-]{1,120}$/, 'not a valid id')
 /** Scenario text: generous but bounded, so a runaway caller cannot pin the host's memory. */
-const text = z.string().max(8_000_000)
+const text = z.string().check((ctx) => {
+  const big = scenarioTooLarge(ctx.value)
+  if (big) ctx.issues.push({ code: 'custom', message: big, input: ctx.value })
+})
 const fileName = z.string().min(1).max(4096)
 const doc = z.object({ name: z.string().min(1).max(4096), path: z.string().max(4096).nullable(), text })
 const column = z.object({ runId: id, variant: z.string().min(1).max(500) })
@@ -30,7 +34,9 @@ export const SERVICE_ARGS = {
     text,
     file: fileName,
     name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional()
+    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+    precision: z.string().min(1).max(600).optional(),
+    maxSeeds: z.number().int().min(1).max(1000).optional()
   })]),
   cancelRun: z.tuple([id]),
   listRuns: z.tuple([]),
@@ -39,7 +45,14 @@ export const SERVICE_ARGS = {
   deleteRun: z.tuple([id]),
   setBaseline: z.tuple([id.nullable()]),
   getSettings: z.tuple([]),
-  updateSettings: z.tuple([z.object({ theme: z.enum(['light', 'dark', 'system']).optional() }).strict()]),
+  updateSettings: z.tuple([z.object({
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+    limits: z.object({
+      maxEventsPerRun: z.number().min(1000).max(1e13).optional(),
+      maxTotalEvents: z.number().min(1000).max(1e15).optional(),
+      memoryShare: z.number().min(0.01).max(0.95).optional()
+    }).strict().optional()
+  }).strict()]),
   exportContent: z.tuple([exportReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 

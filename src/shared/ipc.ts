@@ -57,6 +57,13 @@ export interface StartRunRequest {
   name?: string
   /** Subset of variant names to run; all when absent. */
   variants?: string[]
+  /**
+   * `WORKLOAD.METRIC:PCT` (e.g. `cyclictest.p99:5`): add seeds until every variant's 95 %
+   * interval of that figure is within PCT % of it (docs/statistics.md).
+   */
+  precision?: string
+  /** Seed limit of a precision run (default 100). */
+  maxSeeds?: number
 }
 
 export interface JobInfo {
@@ -96,9 +103,16 @@ export interface RunSummary {
   version: string
 }
 
+/** What a precision run reached, per variant. */
+export interface PrecisionResult {
+  target: string
+  variants: { name: string; seeds: number; halfWidthPct: number | null; reached: boolean }[]
+}
+
 export interface StoredRun extends RunSummary {
   format: 1
   scenarioText: string
+  precision?: PrecisionResult
   /** Expansion order: variants in scenario order, seeds ascending within a variant. */
   results: VariantResult[]
   errors: JobError[]
@@ -118,10 +132,22 @@ export interface RunList {
 
 export type Theme = 'light' | 'dark' | 'system'
 
+/** What one submission may cost on this host (src/main/services/limits.ts). */
+export interface HostLimits {
+  /** Estimated events of one run; a scenario's "maxEvents" may lower it, not raise it. */
+  maxEventsPerRun: number
+  /** Estimated events of all runs of one submission (variants x seeds). */
+  maxTotalEvents: number
+  /** Share of the machine's memory the simulations running at one time may use. */
+  memoryShare: number
+}
+
 export interface Settings {
   theme: Theme
   baselineRunId: string | null
   recentFiles: string[]
+  /** The limits in force (command-line flags of `schedlab serve` over the saved setting over defaults). */
+  limits?: HostLimits
 }
 
 export type ExportFormat = 'csv' | 'md' | 'txt' | 'json'
@@ -171,13 +197,15 @@ export type MenuCommand =
 export interface ApiEvents {
   'run-progress': { runId: string; jobs: JobProgress[] }
   'run-job': { runId: string; jobId: string; state: 'done' | 'failed' | 'canceled'; error?: JobError }
+  /** Jobs a precision run adds as it goes (after those StartRunResult listed). */
+  'run-jobs': { runId: string; jobs: JobInfo[] }
   'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
   'runs-changed': { reason: string }
   'menu-command': { command: MenuCommand; path?: string }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-finished', 'runs-changed', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-finished', 'runs-changed', 'menu-command']
 
 // ---------------------------------------------------------------------------------------------
 // Methods
@@ -199,7 +227,7 @@ export interface ServiceMethods {
   deleteRun(id: string): Promise<void>
   setBaseline(id: string | null): Promise<Settings>
   getSettings(): Promise<Settings>
-  updateSettings(patch: { theme?: Theme }): Promise<Settings>
+  updateSettings(patch: { theme?: Theme; limits?: Partial<HostLimits> }): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
 }

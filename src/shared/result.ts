@@ -56,6 +56,21 @@ export interface WorkloadResult {
   extra?: Record<string, number>
   /** Per-thread figures of the workload's own log (rt-app: wu_lat, slack, period, run per loop). */
   threads?: ThreadMetrics[]
+  /** Real runs: the tool's own measurement beside the trace's (cyclictest's histogram). */
+  crossCheck?: CrossCheck
+}
+
+export interface CrossCheck {
+  tool: string
+  samples: number
+  /** Samples above the tool's histogram range. */
+  overflows: number
+  maxUs: number
+  /** The tool's percentiles (null: beyond its histogram). */
+  latencyUs: Record<'p50' | 'p90' | 'p99' | 'p99_9', number | null>
+  /** Trace value minus the tool's, per percentile. */
+  traceMinusToolUs: Record<'p50' | 'p90' | 'p99' | 'p99_9', number | null>
+  maxAbsDiffUs: number
 }
 
 /**
@@ -152,6 +167,8 @@ export type ResultSource = 'sim' | 'real' | 'trace'
 export interface TraceSummary {
   /** Latency counted from requested hrtimer expiries (the trace has hrtimer sleep events). */
   timerLatency: boolean
+  /** Switches the trace did not show, inferred from the context of the next event on the CPU. */
+  inferredSwitches?: number
   spanMs: number
   events: number
   lines?: number

@@ -70,6 +70,19 @@ describe('trace analyzer', () => {
     expect(r.stats.simulatedMs).toBe(1)
   })
 
+  it('infers a switch the trace does not show from the next event\'s context (tasks whose events a kernel hides)', () => {
+    // pid 60's own events are missing: its switch-out to ct happened, unseen, before ct's line
+    const r = analyzeText([
+      L(0, 'hog-5', 0, sw('hog', 5, 'R+', 'agent', 60)),
+      L(0, 'ct-10', 300, 'hrtimer_start: hrtimer=aa function=hrtimer_wakeup expires=2000000 softexpires=2000000 mode=ABS'),
+      L(0, 'ct-10', 301, sw('ct', 10, 'S', 'hog', 5))
+    ].join('\n'))
+    expect(r.trace.inferredSwitches).toBe(1)
+    expect(r.tasks.find((t) => t.tid === 60)?.cpuTimeMs).toBeCloseTo(0.3, 9)
+    expect(r.tasks.find((t) => t.tid === 10)).toMatchObject({ contextSwitches: 1 })
+    expect(r.warnings?.join(' ')).toMatch(/1 switch\(es\) were missing/)
+  })
+
   it('groups workloads by comm, or by --workload patterns first', () => {
     const lines: string[] = []
     let t = 0

@@ -30,8 +30,14 @@ export interface AnalyzeOptions {
   name?: string
   /** `--workload NAME=REGEX`: tasks whose comm or "comm-tid" matches form workload NAME. */
   workloads?: WorkloadPattern[]
-  /** Only these tasks form workloads (the runner's own processes); the rest stay in tasks[]. */
-  onlyPids?: ReadonlySet<number>
+  /**
+   * The runner's workload processes: pid -> workload. Their children and threads (followed
+   * through sched_process_fork) belong to it; the root itself only starts the workload and
+   * waits for it (cyclictest's main thread, hackbench's parent), so its latency is not counted.
+   */
+  roots?: ReadonlyMap<number, { workload: string; type: string }>
+  /** Only tasks of `roots` or of the trace's own task lines form workloads; the rest stay in tasks[]. */
+  onlyAssigned?: boolean
   /**
    * How long after its hrtimer's expiry a task's sched_waking still counts from the requested
    * expiry (the waking follows in the same interrupt; anything later is another wakeup).
@@ -59,13 +65,16 @@ export function parseWorkloadPattern(arg: string): WorkloadPattern | string {
   }
 }
 
+/** runStart / busySince of what was already running when the trace began. */
+const FROM_START = Number.NEGATIVE_INFINITY
+
 class TaskStat {
   comm: string
   running = -1
   runStart = 0
-  /** The first switch seen on a CPU switched this task out: it ran since the span's start. */
-  ranFromStartUntil = -1
   cpuNs = 0
+  /** Intervals that began at the span's start, whose ends were added to cpuNs (start subtracted at the end). */
+  fromStart = 0
   switches = 0
   wakeups = 0
   migrations = 0
@@ -83,11 +92,11 @@ class TaskStat {
 }
 
 class CpuStat {
-  /** pid running, -1 before the first switch seen here. */
+  /** pid running, -1 before the first event seen here. */
   curr = -1
   busySince = -1
   busyNs = 0
-  busyFromStartUntil = -1
+  fromStart = 0
 }
 
 export type TraceVariantResult = VariantResult & { trace: TraceSummary }
@@ -106,10 +115,17 @@ export class TraceAnalyzer implements TraceSink {
   private nMigrations = 0
   private nWakeups = 0
   private sawSleeperTimer = false
+  private nInferred = 0
   private readonly window: number
 
   constructor(private readonly opts: AnalyzeOptions = {}) {
     this.window = opts.timerWakeWindowNs ?? DEFAULT_TIMER_WAKE_WINDOW_NS
+    for (const [pid, r] of opts.roots ?? []) this.metaTasks.set(pid, { type: 'task', pid, workload: r.workload, workloadType: r.type, recordLatency: false })
+  }
+
+  /** Every task assigned to a workload (the trace's task lines, the roots and their children). */
+  assignments(): ReadonlyMap<number, Extract<TraceMeta, { type: 'task' }>> {
+    return this.metaTasks
   }
 
   private task(pid: number, comm: string): TaskStat {
@@ -126,6 +142,57 @@ export class TraceAnalyzer implements TraceSink {
     return this.cpus[id]
   }
 
+  /** The first event on a CPU: its context is what ran there since the trace began. */
+  private firstOnCpu(c: CpuStat, cpu: number, pid: number, comm: string, ts: number): void {
+    c.curr = pid
+    if (pid === 0) return
+    c.busySince = FROM_START
+    const t = this.task(pid, comm)
+    if (t.running < 0) {
+      t.running = cpu
+      t.runStart = FROM_START
+      t.lastCpu = cpu
+    }
+    void ts
+  }
+
+  /** cpu switches from what runs there to `next` at ts. */
+  private switchTo(c: CpuStat, cpu: number, next: number, nextComm: string, ts: number): void {
+    const prev = c.curr
+    if (prev > 0) {
+      const p = this.task(prev, '')
+      if (p.running === cpu) {
+        if (p.runStart === FROM_START) {
+          p.cpuNs += ts
+          p.fromStart++
+        } else p.cpuNs += Math.max(0, ts - p.runStart)
+        p.running = -1
+      }
+      p.lastCpu = cpu
+      if (c.busySince === FROM_START) {
+        c.busyNs += ts
+        c.fromStart++
+      } else if (c.busySince >= 0) c.busyNs += Math.max(0, ts - c.busySince)
+    }
+    c.curr = next
+    c.busySince = next !== 0 ? ts : -1
+    if (next === 0) return
+    const n = this.task(next, nextComm)
+    if (nextComm) n.comm = nextComm
+    n.switches++
+    this.nSwitches++
+    n.running = cpu
+    n.runStart = ts
+    n.lastCpu = cpu
+    if (n.pendFrom >= 0) {
+      ;(n.lat ??= new LogHistogram()).record(Math.max(0, ts - n.pendFrom))
+      ;(n.wlat ??= new LogHistogram()).record(Math.max(0, ts - n.pendWake))
+      n.pendFrom = -1
+      n.pendWake = -1
+    }
+    n.timerFiredAt = -1
+  }
+
   meta(m: TraceMeta): void {
     if (m.type === 'span') this.span = { startNs: m.startNs, endNs: m.endNs }
     else if (m.type === 'cpus') this.ncpusMeta = Math.max(this.ncpusMeta, m.count)
@@ -137,40 +204,19 @@ export class TraceAnalyzer implements TraceSink {
     const ts = e.ts
     if (ts < this.firstTs) this.firstTs = ts
     if (ts > this.lastTs) this.lastTs = ts
+    const c = this.cpu(e.cpu)
+    // every event fires in the context of the task running on its CPU: one that is not the
+    // task we think runs there means switches the trace does not show (lost events, or tasks
+    // whose own events a kernel does not record): infer the switch at this event
+    if (c.curr === -1) this.firstOnCpu(c, e.cpu, e.pid, e.comm, ts)
+    else if (e.pid !== c.curr) {
+      this.nInferred++
+      this.switchTo(c, e.cpu, e.pid, e.comm, ts)
+    }
     switch (e.type) {
       case 'sched_switch': {
-        const c = this.cpu(e.cpu)
-        if (e.prevPid !== 0) {
-          const p = this.task(e.prevPid, e.prevComm)
-          if (p.running === e.cpu) p.cpuNs += Math.max(0, ts - p.runStart)
-          else if (c.curr === -1 && p.running === -1 && p.ranFromStartUntil < 0) p.ranFromStartUntil = ts
-          p.running = -1
-          p.lastCpu = e.cpu
-        }
-        if (c.curr === -1) {
-          if (e.prevPid !== 0) c.busyFromStartUntil = ts
-        } else if (c.curr !== 0 && c.busySince >= 0) {
-          c.busyNs += Math.max(0, ts - c.busySince)
-        }
-        c.curr = e.nextPid
-        c.busySince = e.nextPid !== 0 ? ts : -1
-        if (e.nextPid !== 0) {
-          const n = this.task(e.nextPid, e.nextComm)
-          n.comm = e.nextComm
-          n.switches++
-          this.nSwitches++
-          // still "running" elsewhere: the switch-out there was lost; count what we know
-          n.running = e.cpu
-          n.runStart = ts
-          n.lastCpu = e.cpu
-          if (n.pendFrom >= 0) {
-            ;(n.lat ??= new LogHistogram()).record(Math.max(0, ts - n.pendFrom))
-            ;(n.wlat ??= new LogHistogram()).record(Math.max(0, ts - n.pendWake))
-            n.pendFrom = -1
-            n.pendWake = -1
-          }
-          n.timerFiredAt = -1
-        }
+        if (e.prevPid !== 0) this.task(e.prevPid, e.prevComm).comm = e.prevComm
+        this.switchTo(c, e.cpu, e.nextPid, e.nextComm, ts)
         return
       }
       case 'sched_waking':
@@ -196,6 +242,11 @@ export class TraceAnalyzer implements TraceSink {
         t.migrations++
         this.nMigrations++
         t.lastCpu = e.destCpu
+        return
+      }
+      case 'sched_process_fork': {
+        const parent = this.metaTasks.get(e.parentPid)
+        if (parent && !this.metaTasks.has(e.childPid)) this.metaTasks.set(e.childPid, { ...parent, pid: e.childPid, recordLatency: true })
         return
       }
       case 'hrtimer_start': {
@@ -228,19 +279,17 @@ export class TraceAnalyzer implements TraceSink {
     const spanNs = Math.max(1, end - start)
     const tasks = [...this.tasks.values()].filter((t) => t.pid !== 0).sort((a, b) => a.pid - b.pid)
     const cpuNs = (t: TaskStat): number => {
-      let ns = t.cpuNs
-      if (t.ranFromStartUntil >= 0) ns += Math.max(0, t.ranFromStartUntil - start)
-      if (t.running >= 0) ns += Math.max(0, end - t.runStart)
-      return ns
+      let ns = t.cpuNs - t.fromStart * start
+      if (t.running >= 0) ns += Math.max(0, end - (t.runStart === FROM_START ? start : t.runStart))
+      return Math.max(0, ns)
     }
 
     // our own traces mark tasks whose latency the run does not count (hogs, noise threads)
     const counted = (t: TaskStat): boolean => this.metaTasks.get(t.pid)?.recordLatency !== false
     const groups = new Map<string, { type: string; members: TaskStat[] }>()
-    const only = this.opts.onlyPids
     for (const t of tasks) {
-      if (only && !only.has(t.pid)) continue
       const m = this.metaTasks.get(t.pid)
+      if (!m && this.opts.onlyAssigned) continue
       let name: string
       let type = 'trace'
       if (m) {
@@ -303,15 +352,16 @@ export class TraceAnalyzer implements TraceSink {
       const c = this.cpus[id]
       let busy = 0
       if (c) {
-        busy = c.busyNs
-        if (c.busyFromStartUntil >= 0) busy += Math.max(0, c.busyFromStartUntil - start)
-        if (c.curr > 0 && c.busySince >= 0) busy += Math.max(0, end - c.busySince)
+        busy = c.busyNs - c.fromStart * start
+        if (c.curr > 0) busy += Math.max(0, end - (c.busySince === FROM_START ? start : c.busySince))
+        busy = Math.max(0, busy)
       }
       cpus.push({ id, cluster: '', busyPct: r3(Math.min(100, (busy / spanNs) * 100)) })
     }
 
     const trace: TraceSummary = {
       timerLatency: this.sawSleeperTimer,
+      inferredSwitches: this.nInferred,
       spanMs: r3((end - start) / 1e6),
       events: this.nEvents,
       ...(read ? { lines: read.lines, otherEvents: read.otherEvents, malformed: read.malformed, malformedExamples: read.malformedExamples, lostEvents: read.lostEvents } : {})
@@ -320,6 +370,7 @@ export class TraceAnalyzer implements TraceSink {
     if (read && read.malformed > 0) warnings.push(`${read.malformed} malformed line(s) skipped (first at line ${read.malformedExamples[0]?.line}: ${read.malformedExamples[0]?.reason})`)
     if (read && read.lostEvents > 0) warnings.push(`the kernel lost ${read.lostEvents} event(s) (ring buffer overrun): figures near the gaps are incomplete`)
     if (!haveEvents) warnings.push('no sched events in the trace')
+    if (this.nInferred > 0) warnings.push(`${this.nInferred} switch(es) were missing from the trace (lost events, or tasks whose own events the kernel does not record) and were inferred from the context of the next event on the CPU`)
     return {
       name: this.opts.name ?? 'trace',
       seed: 0,

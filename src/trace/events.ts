@@ -41,6 +41,15 @@ export interface MigrateEvent extends EventBase {
   destCpu: number
 }
 
+/** A new task or thread (clone): how the runner follows its workloads' children. */
+export interface ForkEvent extends EventBase {
+  type: 'sched_process_fork'
+  parentComm: string
+  parentPid: number
+  childComm: string
+  childPid: number
+}
+
 export interface HrtimerStartEvent extends EventBase {
   type: 'hrtimer_start'
   timer: string
@@ -64,10 +73,10 @@ export interface HrtimerCancelEvent extends EventBase {
   timer: string
 }
 
-export type SchedEvent = SwitchEvent | WakeEvent | MigrateEvent | HrtimerStartEvent | HrtimerExpireEvent | HrtimerCancelEvent
+export type SchedEvent = SwitchEvent | WakeEvent | MigrateEvent | ForkEvent | HrtimerStartEvent | HrtimerExpireEvent | HrtimerCancelEvent
 
 /** The event names the analyzer understands (the runner enables these, plus sched_wakeup). */
-export const SCHED_EVENT_NAMES = ['sched_switch', 'sched_waking', 'sched_wakeup', 'sched_wakeup_new', 'sched_migrate_task', 'hrtimer_start', 'hrtimer_expire_entry', 'hrtimer_cancel'] as const
+export const SCHED_EVENT_NAMES = ['sched_switch', 'sched_waking', 'sched_wakeup', 'sched_wakeup_new', 'sched_migrate_task', 'sched_process_fork', 'hrtimer_start', 'hrtimer_expire_entry', 'hrtimer_cancel'] as const
 
 /** The handler of an hrtimer sleep (clock_nanosleep, poll/select timeouts): its expiry wakes its starter. */
 export const SLEEPER_FUNCTION = 'hrtimer_wakeup'

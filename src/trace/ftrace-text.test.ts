@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -89,13 +89,17 @@ describe('streaming reader', () => {
     const big = lines.join('\n')
     writeFileSync(join(dir, 't.txt'), big)
     writeFileSync(join(dir, 't.txt.gz'), gzipSync(big))
-    for (const f of ['t.txt', 't.txt.gz']) {
-      let n = 0
-      let bad = 0
-      const s = await readFtraceFile(join(dir, f), { event: (e) => { n++; if (e.type !== 'sched_waking' || e.taskComm !== 'b\u00e9') bad++ } })
-      expect(n).toBe(60_000)
-      expect(bad).toBe(0)
-      expect(s.malformed).toBe(0)
+    try {
+      for (const f of ['t.txt', 't.txt.gz']) {
+        let n = 0
+        let bad = 0
+        const s = await readFtraceFile(join(dir, f), { event: (e) => { n++; if (e.type !== 'sched_waking' || e.taskComm !== 'b\u00e9') bad++ } })
+        expect(n).toBe(60_000)
+        expect(bad).toBe(0)
+        expect(s.malformed).toBe(0)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -29,6 +29,7 @@ const SWITCH_PRETTY = /^(.*?):(-?\d+) \[(-?\d+)\] (\S+) ==> (.*?):(-?\d+) \[(-?\
 const WAKE_KV = /^comm=(.*?) pid=(-?\d+) prio=(-?\d+)(?: success=\d+)?(?: target_cpu=(\d+))?/
 const WAKE_PRETTY = /^(.*?):(-?\d+) \[(-?\d+)\](?: success=\d+)?(?: CPU:(\d+))?/
 const MIGRATE_KV = /^comm=(.*?) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)/
+const FORK_KV = /^comm=(.*?) pid=(-?\d+) child_comm=(.*?) child_pid=(-?\d+)/
 const LOST = /^CPU:?\s*(\d+) \[LOST (\d+) EVENTS?\]/
 
 const STATE_LETTERS = 'SDTtXZPI'
@@ -127,6 +128,11 @@ export function parseFtraceLine(line: string): LineResult {
       const m = MIGRATE_KV.exec(args)
       if (!m) return { type: 'malformed', reason: 'sched_migrate_task without its fields' }
       return { type: name, ts, cpu, pid, comm, taskComm: m[1], taskPid: Number(m[2]), prio: Number(m[3]), origCpu: Number(m[4]), destCpu: Number(m[5]) }
+    }
+    case 'sched_process_fork': {
+      const m = FORK_KV.exec(args)
+      if (!m) return { type: 'malformed', reason: 'sched_process_fork without its fields' }
+      return { type: name, ts, cpu, pid, comm, parentComm: m[1], parentPid: Number(m[2]), childComm: m[3], childPid: Number(m[4]) }
     }
     case 'hrtimer_start': {
       const kv = kvTokens(args)

@@ -25,6 +25,7 @@ function check(s: Scenario, variantIndex: number, seed: number): void {
   const got = analyzeText(lines.join('\n'), { name: 'sim' })
   expect(got.trace.malformed).toBe(0)
   expect(got.trace.timerLatency).toBe(true)
+  expect(got.trace.inferredSwitches).toBe(0)
   expect(got.stats).toMatchObject({ contextSwitches: sim.stats.contextSwitches, migrations: sim.stats.migrations, wakeups: sim.stats.wakeups, simulatedMs: sim.stats.simulatedMs })
   let samples = 0
   for (const w of sim.workloads) {

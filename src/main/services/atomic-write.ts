@@ -1,11 +1,13 @@
-import { promises as fs } from 'node:fs'
+import { promises as fs, readdirSync, rmSync, statSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
 /**
  * Write a file so that readers see either the old or the new content, never a torn one:
- * write a temporary file in the same folder, fsync it, then rename over the target
- * (rename is atomic within a file system).
+ * write a temporary file in the same folder, fsync it, rename it over the target (atomic
+ * within a file system), then fsync the folder so the rename itself survives a power cut.
+ * The temporary name carries the writer's pid, so another process sharing the folder can tell
+ * an in-flight write from a leftover.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(file)
@@ -24,9 +26,75 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     await fs.rm(tmp, { force: true })
     throw err
   }
+  await syncDir(dir)
 }
+
+/** fsync a folder (its entries); where folders cannot be opened (Windows), there is nothing to do. */
+async function syncDir(dir: string): Promise<void> {
+  let fh: fs.FileHandle | undefined
+  try {
+    fh = await fs.open(dir, 'r')
+    await fh.sync()
+  } catch {
+    // EISDIR/EPERM on platforms without directory fsync.
+  } finally {
+    await fh?.close().catch(() => undefined)
+  }
+}
+
+const OUR_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/
+/** The settings store (conf, electron-store) writes through the `atomically` package: `config.json.tmp-<time><hex>`. */
+const CONF_TEMP = /^config\.json\.tmp-\d{10}[0-9a-f]{6}$/
+/** No writer keeps a temporary file this long: an older one is left by a dead process. */
+export const STALE_TEMP_MS = 10 * 60_000
 
 /** Temporary files left by an interrupted writeFileAtomic (a kill between write and rename). */
 export function isAtomicTemp(name: string): boolean {
-  return /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/.test(name)
+  return OUR_TEMP.test(name)
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Is this temporary file a leftover (its writer gone) rather than another process's write in
+ * flight? Ours name their writer's pid; any temp older than STALE_TEMP_MS is a leftover too.
+ */
+export function isStaleTemp(name: string, mtimeMs: number, now = Date.now()): boolean {
+  const ours = OUR_TEMP.exec(name)
+  if (!ours && !CONF_TEMP.test(name)) return false
+  if (now - mtimeMs > STALE_TEMP_MS) return true
+  return ours ? !alive(Number(ours[1])) : false
+}
+
+/**
+ * Remove the stale temporary files in `dir` (not its subfolders), except those `keep` claims;
+ * returns their names. Synchronous: the settings store opens synchronously.
+ */
+export function cleanStaleTemps(dir: string, keep: (name: string) => boolean = () => false): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const removed: string[] = []
+  for (const name of names) {
+    if (keep(name)) continue
+    try {
+      if (!isStaleTemp(name, statSync(join(dir, name)).mtimeMs)) continue
+      rmSync(join(dir, name), { force: true })
+      removed.push(name)
+    } catch {
+      // Gone already (its writer renamed it), or not ours to remove.
+    }
+  }
+  return removed
 }

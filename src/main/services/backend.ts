@@ -1,7 +1,8 @@
-import type { ApiEventName, ApiEvents, AppInfo, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import { memoryBudgetBytes, runMemoryOf } from './limits'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
-import { RunStore } from './run-store'
+import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
 import { SettingsService } from './settings'
 import type { KeyValueStore } from './kv'
@@ -19,6 +20,8 @@ export interface BackendOptions {
   poolSize?: number
   version: string
   platform: AppInfo['platform']
+  /** Limits given on the command line (`schedlab serve --max-events ...`): above the saved setting. */
+  limits?: Partial<HostLimits>
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -45,17 +48,26 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     for (const l of listeners) l(event, payload)
   }
   const store = await RunStore.open(opts.dataDir, opts.kv, opts.kvProblems ?? [])
-  const settings = new SettingsService(opts.kv)
-  const pool = new WorkerPool<VariantResult>({ workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize })
-  const runs = new RunService({ pool, store, emit, version: opts.version })
+  const settings = new SettingsService(opts.kv, opts.limits)
+  // Every job of every run, whoever submits it, waits for its memory to fit (or is refused).
+  const pool = new WorkerPool<VariantResult>({
+    workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize,
+    memoryBudgetBytes: () => memoryBudgetBytes(settings.limits()),
+    memoryOf: runMemoryOf
+  })
+  const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
+  // Another process sharing the data folder saved or deleted runs: every window refreshes.
+  const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
   const getRun = async (id: string) => {
     try {
       return await store.get(id)
     } catch (err) {
-      // A corrupt file was just moved aside: let every window refresh its history and report it.
-      if (!store.has(id)) emit('runs-changed', { reason: 'problem' })
-      throw err
+      if (err instanceof RunNotFoundError || store.has(id)) throw err
+      // A corrupt file was just moved aside and is now among the store's problems, which every
+      // window lists after this event: say so here, not the same report a second time.
+      emit('runs-changed', { reason: 'problem' })
+      throw new Error(`run ${id} could not be read; it was moved aside (see the saved runs' problems)`)
     }
   }
 
@@ -64,11 +76,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
-    validateScenario: async (text, file) => scenarios.validate(text, file),
+    validateScenario: async (text, file) => scenarios.validate(text, file, settings.limits()),
     importRtApp: async (text, file) => scenarios.importRtApp(text, file),
     startRun: async (req) => runs.start(req),
     cancelRun: async (id) => runs.cancel(id),
-    listRuns: async () => ({ runs: store.list(), problems: store.getProblems() }),
+    listRuns: async () => {
+      await store.refresh()
+      return { runs: store.list(), problems: store.getProblems() }
+    },
     getRun,
     renameRun: async (id, name) => {
       const s = await store.rename(id, name)
@@ -87,7 +102,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return s
     },
     getSettings: async () => settings.get(),
-    updateSettings: async (patch) => (patch.theme ? settings.setTheme(patch.theme) : settings.get()),
+    updateSettings: async (patch) => {
+      if (patch.limits) settings.setLimits(patch.limits)
+      return patch.theme ? settings.setTheme(patch.theme) : settings.get()
+    },
     exportContent: (req) => exportContent(req, getRun)
   }
 
@@ -98,6 +116,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return () => listeners.delete(listener)
     },
     async close() {
+      unwatch()
       await runs.shutdown()
       await pool.close()
     }

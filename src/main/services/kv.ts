@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs'
+import { existsSync, openSync, readFileSync, renameSync, writeFileSync, fsyncSync, closeSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { StoreProblem } from '../../shared/ipc'
 import { moveAsideSync } from './aside'
+import { cleanStaleTemps } from './atomic-write'
 
 /**
  * The key-value store behind settings and the run index: electron-store in the desktop app,
@@ -11,14 +13,40 @@ export interface KeyValueStore {
   set(key: string, value: unknown): void
 }
 
+/** conf's and electron-store's `deserialize`: JSON that an editor may have saved with a byte-order mark. */
+export function parseConfigJson(text: string): Record<string, unknown> {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as Record<string, unknown>
+}
+
+/** Rewrite `file` without its byte-order mark, if it has one (conf cannot be told to expect it). */
+function dropBom(file: string): void {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch {
+    return
+  }
+  if (bytes.length < 3 || bytes[0] !== 0xef || bytes[1] !== 0xbb || bytes[2] !== 0xbf) return
+  const tmp = `${file}.${process.pid}.bom`
+  writeFileSync(tmp, bytes.subarray(3))
+  const fd = openSync(tmp, 'r+')
+  fsyncSync(fd)
+  closeSync(fd)
+  renameSync(tmp, file)
+}
+
 /**
  * Open the store; when its file cannot be parsed, move the file aside, report it, and start
- * from an empty one (the run index is rebuilt from the run files).
+ * from an empty one (the run index is rebuilt from the run files). Leftover temporary files of
+ * interrupted writes (`config.json.tmp-*`) are removed first, never one another process is
+ * writing right now.
  */
 export function openKeyValueStore(
   file: string,
   factory: () => KeyValueStore
 ): { kv: KeyValueStore; problems: StoreProblem[] } {
+  cleanStaleTemps(dirname(file))
+  dropBom(file)
   try {
     const kv = factory()
     kv.get('runs') // conf parses lazily; force the read so a corrupt file fails here

@@ -1,24 +1,26 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ApiEventName, ApiEvents } from '../../shared/ipc'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunStore } from './run-store'
 import { RunService } from './run-service'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
+import { join } from 'node:path'
+import { relativeHalfWidth, targetEstimate } from '../../stats/precision'
 
-type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName] }
+type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName]; at: number }
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
-async function setup() {
+async function setup(workerPath = fixtureWorker('result-worker.ts')) {
   const t = tempDir()
-  const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
+  const pool = new WorkerPool<VariantResult>({ workerPath, execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
   const store = await RunStore.open(t.dir, new MemoryKv())
   const events: Ev[] = []
-  const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload }) })
+  const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload, at: performance.now() }) })
   cleanups.push(async () => {
     await pool.close()
     t.cleanup()
@@ -73,8 +75,12 @@ describe('RunService', () => {
     const { runs, store, events } = await setup()
     const res = runs.start({ text: scenario(['base', 'slow']), file: 'svc.json' })
     if (!res.ok) throw new Error(res.problem.message)
-    await new Promise((r) => setTimeout(r, 600))
-    expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    // Cancel once the base job has finished and the slow one is demonstrably running, however
+    // long the workers took to start.
+    await vi.waitFor(() => {
+      expect(of(events, 'run-job').map((j) => j.state)).toEqual(['done'])
+      expect(of(events, 'run-progress').length).toBeGreaterThan(0)
+    }, { timeout: 30_000, interval: 20 })
     const t0 = Date.now()
     expect(runs.cancel(res.runId)).toBe(true)
     await runs.whenIdle()
@@ -89,12 +95,13 @@ describe('RunService', () => {
     const { runs, events } = await setup()
     const res = runs.start({ text: scenario(['slow']), file: 'svc.json' })
     if (!res.ok) throw new Error(res.problem.message)
-    await new Promise((r) => setTimeout(r, 500))
+    // The worker reports every 10 ms; the run forwards at most one event per 20 ms.
+    await vi.waitFor(() => expect(of(events, 'run-progress').length).toBeGreaterThan(5), { timeout: 30_000, interval: 20 })
     runs.cancel(res.runId)
     await runs.whenIdle()
-    const n = of(events, 'run-progress').length
-    expect(n).toBeGreaterThan(3)
-    expect(n).toBeLessThanOrEqual(500 / 20 + 2)
+    const at = events.filter((e) => e.event === 'run-progress').map((e) => e.at)
+    const gaps = at.slice(1).map((t, i) => t - at[i])
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15)
   })
 
   it('rejects an invalid scenario with a problem naming the file, saving nothing', async () => {
@@ -114,5 +121,36 @@ describe('RunService', () => {
     const bad = runs.start({ text: scenario(['base']), file: 's.json', variants: ['nope'] })
     expect(!bad.ok && bad.problem.message).toMatch(/no variant named "nope" \(variants: base\)/)
     await runs.whenIdle()
+  })
+})
+
+describe('RunService precision runs', () => {
+  it('adds seeds on the pool until the interval is within PCT %, and saves what it reached', async () => {
+    const { runs, store, events } = await setup(join(__dirname, 'sim-worker.ts'))
+    const text = JSON.stringify({
+      name: 'precise', topology: 'smp-2', durationMs: 150,
+      variants: [{ name: 'a' }, { name: 'b', kernel: { costs: { contextSwitchUs: 9 } } }],
+      workloads: [{ type: 'cyclictest', periodUs: 1000 }, { type: 'hog', count: 3 }]
+    })
+    const bad = runs.start({ text, file: 'p.json', precision: 'nope.p50:5' })
+    expect(!bad.ok && bad.problem.issues[0]).toMatchObject({ path: 'precision', message: expect.stringMatching(/"nope" names no workload/) })
+    const res = runs.start({ text, file: 'p.json', precision: 'ct.p90:8', maxSeeds: 8 })
+    if (!res.ok) throw new Error(res.problem.message)
+    expect(res.jobs.length).toBeGreaterThanOrEqual(2)
+    await runs.whenIdle()
+    const saved = await store.get(res.runId)
+    expect(saved.precision?.target).toBe('ct.p90:8')
+    for (const v of saved.precision!.variants) {
+      const mine = saved.results.filter((r) => r.name === v.name)
+      expect(mine.map((r) => r.seed)).toEqual(Array.from({ length: v.seeds }, (_, i) => i + 1))
+      const hw = relativeHalfWidth(targetEstimate(mine, { workload: 'cyclictest', metric: 'p90' }))
+      if (v.reached) expect(hw!).toBeLessThanOrEqual(8)
+      else expect(v.seeds).toBe(8)
+      if (v.seeds > 2 && v.reached) expect(relativeHalfWidth(targetEstimate(mine.slice(0, -1), { workload: 'cyclictest', metric: 'p90' })) ?? Infinity).toBeGreaterThan(8)
+    }
+    const all = res.jobs.length + of(events, 'run-jobs').reduce((n, e) => n + e.jobs.length, 0)
+    expect(all).toBeGreaterThanOrEqual(saved.results.length)
+    expect(saved.errors).toEqual([])
+    expect(saved.status).toBe('done')
   })
 })

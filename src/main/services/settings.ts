@@ -1,12 +1,25 @@
-import type { Settings, Theme } from '../../shared/ipc'
+import type { HostLimits, Settings, Theme } from '../../shared/ipc'
 import type { KeyValueStore } from './kv'
+import { parseLimits, resolveLimits } from './limits'
 
 const THEMES: readonly Theme[] = ['light', 'dark', 'system']
 const MAX_RECENT = 10
 
 /** User settings kept in the key-value store next to the run index. */
 export class SettingsService {
-  constructor(private readonly kv: KeyValueStore) {}
+  /** `overrides`: limits given on the command line (`schedlab serve --max-events ...`), above the saved ones. */
+  constructor(private readonly kv: KeyValueStore, private readonly overrides: Partial<HostLimits> = {}) {}
+
+  /** The limits in force: command line, then the saved setting, then the defaults. */
+  limits(): HostLimits {
+    return resolveLimits(parseLimits(this.kv.get('limits')), this.overrides)
+  }
+
+  /** Save limits (merged into the saved ones); a command-line override still wins in this process. */
+  setLimits(patch: Partial<HostLimits>): Settings {
+    this.kv.set('limits', { ...parseLimits(this.kv.get('limits')), ...parseLimits(patch) })
+    return this.get()
+  }
 
   get(): Settings {
     const theme = this.kv.get('theme')
@@ -15,7 +28,8 @@ export class SettingsService {
     return {
       theme: THEMES.includes(theme as Theme) ? (theme as Theme) : 'system',
       baselineRunId: typeof baseline === 'string' ? baseline : null,
-      recentFiles: Array.isArray(recent) ? recent.filter((r): r is string => typeof r === 'string').slice(0, MAX_RECENT) : []
+      recentFiles: Array.isArray(recent) ? recent.filter((r): r is string => typeof r === 'string').slice(0, MAX_RECENT) : [],
+      limits: this.limits()
     }
   }
 

@@ -1,15 +1,15 @@
 import './styles.css'
 import { getApi } from './api/client'
-import { App } from './app'
+import { startShell } from './shell'
 import { errorMessage } from './dom'
 
 async function boot(): Promise<void> {
   const root = document.getElementById('app')!
   try {
     const { api, closed } = await getApi()
-    const app = new App(api, root)
-    await app.start()
-    void closed?.then(() => app.disconnected())
+    const shell = startShell(api, root)
+    await shell.started
+    void closed?.then(() => shell.workbench.disconnected())
     document.body.dataset.ready = 'true'
   } catch (err) {
     const box = document.createElement('div')

@@ -25,15 +25,18 @@ import { EevdfTree, NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
 import {
   avgVruntime, checkPreemptWakeupFair, dequeueEntity, dequeueTaskFair, enqueueTaskFair,
-  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextEntity, taskTickFair,
+  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextTaskFair, taskTickFair,
   updateCurr, yieldTaskFair, refreshRqMinSlice,
   DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
   DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
 } from './fair'
-import { P_6_17, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
+import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
+import {
+  WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
+} from './recording'
 
 // event kinds
 const EV_FORK = 1
@@ -306,6 +309,8 @@ export class Kernel implements TaskContext {
   onFairEnqueue: ((cpu: number, p: number, flags: number) => void) | null = null
   /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
   onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
+  /** The decision recorder (explanations, Perfetto export); null costs one test per decision point. */
+  rec: KernelRecorder | null = null
   contextSwitches = 0
   nrInvoluntarySwitches = 0
   nrIdleExits = 0
@@ -315,6 +320,17 @@ export class Kernel implements TaskContext {
   // a plain object (not null-prototype) keeps V8's fast properties for the counters bumped per event
   counters: Record<string, number> = {}
   warnings: string[] = []
+  private warnedSlice66 = false
+
+  /** in_task(): the code runs in a task's context (its syscall), not in an interrupt. */
+  get inTask(): boolean {
+    return this.stepping !== NIL
+  }
+
+  /** The task whose program step is running (`current` in task context), NIL otherwise. */
+  get currentTask(): number {
+    return this.stepping
+  }
 
   /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */
   thisCpu = -1
@@ -435,7 +451,14 @@ export class Kernel implements TaskContext {
     this.policy[t] = a.policy
     this.rtPrio[t] = isRtPolicy(a.policy) ? Math.max(1, Math.min(99, a.rtPriority)) : 0
     this.weight[t] = a.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(a.nice)
-    if (a.sliceNs > 0) {
+    if (a.sliceNs > 0 && this.cfg.prof === P_6_6 && !isRtPolicy(a.policy)) {
+      // 6.6-6.11 have no custom slices: sched_attr.sched_runtime of a fair task is ignored
+      if (!this.warnedSlice66) {
+        this.warnedSlice66 = true
+        this.warnings.push('kernel profile 6.6 has no custom slices (6.12+): sliceUs of fair tasks is ignored')
+      }
+    }
+    if (a.sliceNs > 0 && (this.cfg.prof > P_6_6 || isRtPolicy(a.policy))) {
       // sched_attr.sched_runtime for fair tasks, clamped to [0.1 ms, 100 ms]
       this.slice[t] = Math.max(100_000, Math.min(100_000_000, Math.round(a.sliceNs)))
       this.customSlice[t] = 1
@@ -562,6 +585,7 @@ export class Kernel implements TaskContext {
   delayedPicked(cpu: number, se: number): void {
     this.nrDelayedPicked++
     if (this.onDelayedPick) this.onDelayedPick(cpu, se, avgVruntime(this, cpu) - this.vruntime[se])
+    if (this.rec !== null) this.rec.delayedPicked(cpu, se)
     this.finishDelayedDequeue(cpu, se)
   }
 
@@ -578,6 +602,7 @@ export class Kernel implements TaskContext {
     const old = this.taskCpu[p]
     if (old === cpu) return
     if (old >= 0) {
+      if (this.rec !== null) this.rec.migrate(p, old, cpu)
       this.nrMigrations[p]++
       this.migrations++
       // migrate_task_rq_fair: the task is cache cold on its new CPU
@@ -606,6 +631,7 @@ export class Kernel implements TaskContext {
 
   /** resched_curr(): reschedule cpu now (locally) or by IPI. */
   reschedCurr(cpu: number): void {
+    if (this.rec !== null) this.rec.resched(cpu, false)
     if (this.needResched[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) {
       if (cpu === this.thisCpu) this.markLocal(cpu)
       return
@@ -628,6 +654,7 @@ export class Kernel implements TaskContext {
   reschedCurrLazy(cpu: number): void {
     if (this.cfg.preemptModel === PREEMPT_LAZY && this.curr[cpu] !== NIL) {
       if (this.needResched[cpu] !== 0) return
+      if (this.rec !== null) this.rec.resched(cpu, true)
       this.needReschedLazy[cpu] = 1
       if (cpu === this.thisCpu) this.markLocal(cpu)
       else this.batchPoint(cpu)
@@ -664,6 +691,7 @@ export class Kernel implements TaskContext {
       this.eq.push(this.now, EV_STOPPER, cpu, 0)
     }
     if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0) return
+    if (this.rec !== null) this.rec.preemptionPoint(cpu)
     this.preemptPoint[cpu] = 1
     this.markLocal(cpu)
   }
@@ -689,6 +717,7 @@ export class Kernel implements TaskContext {
       this.mode[cpu] = CPU_AWAKE_IDLE
       this.wakeDoneAt[cpu] = this.now + Math.round(st.exitLatencyUs * 1000)
       this.nrIdleExits++
+      if (this.rec !== null) this.rec.idleExit(cpu, this.wakeDoneAt[cpu])
     }
     return this.wakeDoneAt[cpu] > this.now ? this.wakeDoneAt[cpu] : this.now
   }
@@ -723,6 +752,7 @@ export class Kernel implements TaskContext {
       }
     }
     this.idleState[cpu] = s
+    if (this.rec !== null) this.rec.idleEnter(cpu, s)
     this.tickGen[cpu]++
     this.tickArmed[cpu] = 0
     this.hrtickGen[cpu]++
@@ -780,6 +810,7 @@ export class Kernel implements TaskContext {
     this.needResched[cpu] = 0
     this.needReschedLazy[cpu] = 0
     this.preemptPoint[cpu] = 0
+    if (this.rec !== null) this.rec.schedule(cpu, prev, next, this.yielding)
     if (next === prev) {
       if (prev !== NIL && this.schedStall[cpu] > 0) {
         // nothing switched: the pick's own overhead stalls the task that keeps running
@@ -824,6 +855,7 @@ export class Kernel implements TaskContext {
     for (let guard = 0; guard < 1000; guard++) {
       if (this.rt.nrRunning[cpu] > 0 && !(fs !== null && fs.boosted(cpu) && this.cfsNrRunnable[cpu] > 0)) {
         const next = this.rt.pickTask(cpu)
+        if (this.rec !== null) this.rec.pickRt(cpu, next)
         this.putPrevSetNext(cpu, prev, next)
         return next
       }
@@ -832,11 +864,13 @@ export class Kernel implements TaskContext {
         if (cfsPrev !== NIL && this.onRq[cfsPrev] !== 0) updateCurr(this, cpu)
         const se = pickNextEntity(this, cpu, true)
         if (se === NIL) continue // a delayed entity finished its dequeue; pick again
+        if (this.rec !== null) this.rec.pickFair(cpu, se)
         this.putPrevSetNext(cpu, prev, se)
         return se
       }
       // nothing runnable: sched_balance_newidle()
       if (this.placement.newidleBalance(cpu) && this.nrRunning[cpu] > 0) continue
+      if (this.rec !== null) this.rec.pickIdle(cpu)
       this.putPrevSetNext(cpu, prev, NIL)
       return NIL
     }
@@ -846,6 +880,8 @@ export class Kernel implements TaskContext {
   /** put_prev_set_next_task() */
   private putPrevSetNext(cpu: number, prev: number, next: number): void {
     if (prev === next) return
+    // hrtick_clear() in __schedule(): the next fair task arms its own
+    if (this.f.HRTICK) this.hrtickGen[cpu]++
     if (prev !== NIL) {
       if (this.isFair(prev)) {
         if (this.cfsCurr[cpu] === prev) putPrevEntity(this, cpu, prev)
@@ -854,7 +890,7 @@ export class Kernel implements TaskContext {
       }
     }
     if (next !== NIL) {
-      if (this.isFair(next)) setNextEntity(this, cpu, next, true)
+      if (this.isFair(next)) setNextTaskFair(this, cpu, next, true)
       else this.rt.setNext(cpu, next)
     }
   }
@@ -897,6 +933,7 @@ export class Kernel implements TaskContext {
         const b = this.latency[next].record(start - this.wakeTs[next])
         if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
       }
+      if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       this.wakeTs[next] = -1
     }
     // another task ran here since `next` last did: its working set has to come back into the
@@ -955,12 +992,14 @@ export class Kernel implements TaskContext {
     this.wakeups++
     const waker = this.stepping
     this.lastWaker[p] = waker
+    if (this.rec !== null) this.rec.wakeup(p, waker, latencyFrom)
     if (waker !== NIL) this.recordWakee(waker, p)
     let cpu = this.taskCpu[p]
     if (this.onRq[p] !== 0) {
-      // ttwu_runnable(): still queued as sched_delayed
+      // ttwu_runnable(): still queued as sched_delayed, requeued in place (ENQUEUE_DELAYED) on
+      // its CPU, no CPU selection; the RFC TTWU_DEQUEUE dequeues it and selects a CPU instead
       this.nrDelayedWoken++
-      if (this.cfg.prof < P_6_17) {
+      if (!this.f.TTWU_DEQUEUE) {
         enqueueTaskFair(this, cpu, p, ENQUEUE_DELAYED)
         this.wakeupPreempt(cpu, p, wakeFlags)
         return true
@@ -1006,6 +1045,7 @@ export class Kernel implements TaskContext {
   }
 
   private ttwuQueueWakelist(cpu: number, p: number, wakeFlags: number, enqFlags: number): void {
+    if (this.rec !== null) this.rec.wakeList(cpu, p)
     this.wakeFlagsPending[p] = wakeFlags
     this.enqFlagsPending[p] = enqFlags
     this.wakeListNext[p] = NIL
@@ -1042,6 +1082,7 @@ export class Kernel implements TaskContext {
       ? this.placement.selectTaskRq(p, prevCpu, wakeFlags, this.thisCpu)
       : this.rt.selectTaskRq(p, prevCpu, this.thisCpu)
     if (cpu < 0 || cpu >= this.ncpus || !this.cpuAllowed(p, cpu)) cpu = this.selectFallbackRq(p, prevCpu)
+    if (this.rec !== null) this.rec.selected(p, prevCpu, wakeFlags, cpu)
     return cpu
   }
 
@@ -1071,19 +1112,29 @@ export class Kernel implements TaskContext {
   /** wakeup_preempt(): class precedence first, then the class's own rule. */
   wakeupPreempt(cpu: number, p: number, wakeFlags: number): void {
     const curr = this.curr[cpu]
+    let why: number
     if (curr === NIL) {
       if (this.mode[cpu] !== CPU_BUSY) this.reschedCurr(cpu)
-      return
+      why = WP_IDLE_CPU
+    } else {
+      const pRt = !this.isFair(p)
+      const cRt = !this.isFair(curr)
+      if (pRt && !cRt) {
+        this.reschedCurr(cpu)
+        why = WP_RT_PREEMPTS_FAIR
+      } else if (pRt && cRt) {
+        why = WP_RT_NOT_HIGHER
+        if (this.rtPrio[p] > this.rtPrio[curr]) {
+          this.reschedCurr(cpu)
+          why = WP_RT_HIGHER_PRIO
+        }
+      } else if (!pRt && !cRt) {
+        why = checkPreemptWakeupFair(this, cpu, p, wakeFlags)
+      } else {
+        why = WP_FAIR_UNDER_RT
+      }
     }
-    const pRt = !this.isFair(p)
-    const cRt = !this.isFair(curr)
-    if (pRt && !cRt) {
-      this.reschedCurr(cpu)
-    } else if (pRt && cRt) {
-      if (this.rtPrio[p] > this.rtPrio[curr]) this.reschedCurr(cpu)
-    } else if (!pRt && !cRt) {
-      checkPreemptWakeupFair(this, cpu, p, wakeFlags)
-    }
+    if (this.rec !== null) this.rec.wakeupPreempt(cpu, p, curr, why)
   }
 
   /** wake_up_new_task(): first enqueue of a forked task. */
@@ -1093,6 +1144,9 @@ export class Kernel implements TaskContext {
     this.vruntime[p] = 0
     this.action[p] = ACT_NONE
     let cpu: number
+    // wake_up_new_task(): recent_used_cpu starts as task_cpu(), the forking CPU (sched_fork);
+    // a task of the initial setup is taken to be forked on its start CPU
+    this.recentUsedCpu[p] = parentCpu >= 0 ? parentCpu : startCpu
     if (startCpu >= 0 && this.cpuAllowed(p, startCpu)) cpu = startCpu
     else cpu = this.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK)
     this.taskCpu[p] = cpu
@@ -1123,6 +1177,7 @@ export class Kernel implements TaskContext {
       if (this.isFair(curr)) taskTickFair(this, cpu, false)
       else this.rt.taskTick(cpu, curr)
     }
+    if (this.rec !== null) this.rec.tick(cpu)
     this.placement.tick(cpu)
   }
 
@@ -1513,6 +1568,7 @@ export class Kernel implements TaskContext {
       this.preemptPoint[cpu] = 0
       if (!due) {
         this.batchPoint(cpu)
+        if (this.rec !== null) this.rec.reschedDeferred(cpu)
         continue
       }
       const m = this.mode[cpu]
@@ -1575,6 +1631,7 @@ export class Kernel implements TaskContext {
     if (curr === NIL || !this.isFair(curr)) return
     const prevThis = this.thisCpu
     this.thisCpu = cpu
+    if (this.rec !== null) this.rec.hrtick(cpu)
     taskTickFair(this, cpu, true)
     this.thisCpu = prevThis
   }
@@ -1582,6 +1639,7 @@ export class Kernel implements TaskContext {
   /** An hrtimer expires on the CPU it was armed on: the interrupt first needs that CPU awake. */
   private onTimer(task: number, gen: number): void {
     const cpu = this.timerCpu[task]
+    if (this.rec !== null) this.rec.timerFired(task, cpu, this.timerAt[task])
     const irq = Math.ceil(this.cfg.costs.timerIrqWorkNs / this.cpuRate[cpu])
     let handleAt: number
     if (this.mode[cpu] === CPU_BUSY) {
@@ -1621,7 +1679,10 @@ export class Kernel implements TaskContext {
     if (this.mode[cpu] === CPU_BUSY) {
       this.flushWakeList(cpu)
       if (this.reschedDue(cpu)) this.schedule(cpu)
-      else if (this.needResched[cpu] !== 0) this.batchPoint(cpu)
+      else {
+        if (this.needResched[cpu] !== 0) this.batchPoint(cpu)
+        if (this.rec !== null) this.rec.reschedDeferred(cpu)
+      }
       return
     }
     const ready = this.exitIdle(cpu)
@@ -1656,6 +1717,7 @@ export class Kernel implements TaskContext {
     }
     // without a preemptible kernel the stopper waits for the running kernel section's end
     if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
+      if (this.rec !== null) this.rec.stopperDeferred(cpu)
       this.stopDeferred[cpu] = 1
       this.batchPoint(cpu)
       return
@@ -1665,6 +1727,7 @@ export class Kernel implements TaskContext {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
     const prev = this.curr[cpu]
+    if (this.rec !== null) this.rec.stopper(cpu, prev)
     if (prev !== NIL) {
       this.switchOut(cpu, prev)
       this.putPrevSetNext(cpu, prev, NIL)
@@ -1756,7 +1819,7 @@ export class Kernel implements TaskContext {
       if (Math.abs(V - mean) > 1 + Math.abs(mean) * 1e-12) {
         throw new KernelInvariantError(`CPU ${cpu}: V ${V} is not the weighted average ${mean}`)
       }
-      const liveCheck = this.cfg.prof >= P_6_17
+      const liveCheck = this.cfg.prof >= P_TIP26
       const checkLag = (n: number): void => {
         const L = lagLimit(this, cpu, n)
         if (liveCheck) {

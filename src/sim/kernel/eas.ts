@@ -144,6 +144,7 @@ export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number
     const base = computeEnergy(fs, env, pd, p, -1)
     if (prevSpare > -1) {
       const e = computeEnergy(fs, env, pd, p, prevCpu)
+      if (k.rec !== null) k.rec.feecCandidate(p, prevCpu, e - base, prevFits)
       if (e < base) return target
       prevDelta = e - base
       prevActualCap = cpuActualCap
@@ -153,6 +154,7 @@ export function findEnergyEfficientCpu(fs: FairSched, p: number, prevCpu: number
       if (maxFits < bestFits) continue
       if (maxFits < 0 && cpuActualCap <= bestActualCap) continue
       const e = computeEnergy(fs, env, pd, p, maxSpareCpu)
+      if (k.rec !== null) k.rec.feecCandidate(p, maxSpareCpu, e - base, maxFits)
       if (e < base) return target
       const cur = e - base
       if (maxFits > 0 && bestFits > 0 && cur >= bestDelta) continue

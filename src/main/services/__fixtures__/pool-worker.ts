@@ -9,6 +9,7 @@ type Payload =
   | { kind: 'uncaught' }
   | { kind: 'oom' }
   | { kind: 'hang'; ms: number }
+  | { kind: 'meet'; flag: SharedArrayBuffer; parties: number }
 
 function busy(ms: number, each?: () => boolean): boolean {
   const end = Date.now() + ms
@@ -48,6 +49,15 @@ serveJobs((payload, ctx) => {
     case 'hang':
       busy(p.ms)
       return { stopped: false }
+    case 'meet': {
+      // Proves parallelism without timing: each job waits (up to a minute) for the others to arrive.
+      const arrived = new Int32Array(p.flag)
+      Atomics.add(arrived, 0, 1)
+      Atomics.notify(arrived, 0)
+      const deadline = Date.now() + 60_000
+      for (let n = Atomics.load(arrived, 0); n < p.parties && Date.now() < deadline; n = Atomics.load(arrived, 0)) Atomics.wait(arrived, 0, n, 100)
+      return { met: Atomics.load(arrived, 0) >= p.parties }
+    }
   }
   return null
 })

@@ -4,11 +4,37 @@ import {
 } from '../../../shared/ipc'
 import { SERVICE_METHODS } from '../../../shared/ipc'
 import { download, pickTextFile } from './browser-files'
+import { MAX_MESSAGE_BYTES, formatMb, scenarioTooLarge, utf8Length } from '../../../shared/limits'
 
 /**
  * The renderer's API in a browser, against `schedlab serve`: service methods travel over the
  * page's WebSocket, file delivery uses the browser (file pickers, downloads).
  */
+
+/** What the page says when the host closed the connection, by WebSocket close code. */
+export function closeReason(code: number): string {
+  if (code === 1009) return `the schedlab web host closed the connection: a message was too large (the limit is ${formatMb(MAX_MESSAGE_BYTES)})`
+  if (code === 1007 || code === 1002) return 'the schedlab web host closed the connection: it received a malformed message'
+  return 'the connection to the schedlab web host was lost'
+}
+
+/** Methods whose first argument is (or carries, as `text`) scenario text. */
+const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun'])
+
+/**
+ * Why a call must not be sent, or null. Checked here because the host cannot answer a message
+ * over its frame limit: it can only drop the connection, which would read as "lost".
+ */
+function refusal(method: string, args: unknown[], wire: string): string | null {
+  if (SCENARIO_METHODS.has(method)) {
+    const a = args[0]
+    const text = typeof a === 'string' ? a : typeof a === 'object' && a !== null ? (a as { text?: unknown }).text : undefined
+    const big = typeof text === 'string' ? scenarioTooLarge(text) : null
+    if (big) return big
+  }
+  const bytes = wire.length > MAX_MESSAGE_BYTES ? wire.length : utf8Length(wire)
+  return bytes > MAX_MESSAGE_BYTES ? `message too large: ${formatMb(bytes)}, the limit is ${formatMb(MAX_MESSAGE_BYTES)}` : null
+}
 
 type Pending = { resolve(v: unknown): void; reject(e: Error): void }
 
@@ -29,8 +55,9 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
   const listeners = new Map<ApiEventName, Set<(p: unknown) => void>>()
   let nextId = 1
   const closed = new Promise<void>((done) => {
-    ws.addEventListener('close', () => {
-      for (const p of pending.values()) p.reject(new Error('the connection to the schedlab web host was lost'))
+    ws.addEventListener('close', (ev) => {
+      const reason = closeReason(ev.code)
+      for (const p of pending.values()) p.reject(new Error(reason))
       pending.clear()
       done()
     })
@@ -51,9 +78,12 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
   const call = (method: string, args: unknown[]): Promise<unknown> => {
     if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('the connection to the schedlab web host was lost'))
     const id = nextId++
+    const wire = JSON.stringify({ id, method, args })
+    const refused = refusal(method, args, wire)
+    if (refused) return Promise.reject(new Error(refused))
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject })
-      ws.send(JSON.stringify({ id, method, args }))
+      ws.send(wire)
     })
   }
   const service = Object.fromEntries(

@@ -2,6 +2,7 @@ import type { ScenarioIssue } from '../../../shared/ipc'
 import { h } from '../dom'
 import { jsonDefaults, monaco } from './monaco'
 import { lineColAt, rangeOfPath } from './json-path'
+import { textHash } from '../../../shared/text-hash'
 
 const MODEL_URI = monaco.Uri.parse('file:///schedlab/scenario.json')
 const SCHEMA_URI = 'schedlab://schema/scenario.json'
@@ -22,8 +23,17 @@ export class ScenarioEditor {
     this.model = monaco.editor.getModel(MODEL_URI) ?? monaco.editor.createModel('', 'json', MODEL_URI)
     this.model.updateOptions({ tabSize: 2, insertSpaces: true })
     this.model.onDidChangeContent(() => {
+      this.publish()
       if (!this.suppress) this.onChange()
     })
+    this.publish()
+  }
+
+  /** The model's fingerprint on the host element: tests wait for exact content with it. */
+  private publish(): void {
+    const text = this.model.getValue()
+    this.el.dataset.modelHash = textHash(text)
+    this.el.dataset.modelLength = String(text.length)
   }
 
   /** Create the editor once its container is in the document (Monaco measures it). */

@@ -1,4 +1,4 @@
-import type { ExportFormat, StoredRun } from '../../../shared/ipc'
+import type { ExportFormat } from '../../../shared/ipc'
 import { buildTables, columnLabels, variantResults } from '../../../shared/tables'
 import { cdfConfig, percentileConfig, type ChartTheme } from '../charts/configs'
 import { workloadNames, type Series } from '../charts/data'
@@ -6,19 +6,32 @@ import { h, replace } from '../dom'
 import { ChartCard } from './chart-card'
 import { EXPORT_FORMATS } from './results'
 import { seedsTable } from './tables'
+import type { CompareColumnData, TabView, ViewContext } from '../state'
+import { chartTheme } from '../theme'
+import { shallowEqual } from '../store'
 
-export interface CompareColumnData {
-  run: StoredRun
-  variant: string
+/** The Compare tab: store.comparison. */
+export function createCompareView(ctx: ViewContext): TabView {
+  const view = new CompareView({
+    exportPng: (name, card) => void ctx.actions.exportPng(name, () => card.png()),
+    exportTable: (cols, baseline, format, title) => void ctx.actions.exportTable(cols, baseline, format, title),
+    setBaseline: (i) => {
+      const c = ctx.store.state.comparison
+      if (c) ctx.store.set({ comparison: { ...c, baseline: i } })
+    }
+  })
+  ctx.store.watch((s) => ({ c: s.comparison, theme: s.theme }), ({ c, theme }) => view.show(c?.columns ?? [], c?.baseline ?? 0, chartTheme(theme)), { now: true, equals: shallowEqual })
+  return { id: 'compare', label: 'Compare', el: view.el }
 }
 
-export interface CompareHandlers {
+interface CompareHandlers {
   exportPng(name: string, card: ChartCard): void
   exportTable(cols: CompareColumnData[], baseline: number, format: ExportFormat, title: string): void
+  setBaseline(index: number): void
 }
 
 /** Two or more variants (of one run or of several saved runs) side by side. */
-export class CompareView {
+class CompareView {
   readonly el: HTMLElement
   private cols: CompareColumnData[] = []
   private baseline = 0
@@ -31,18 +44,9 @@ export class CompareView {
     this.render()
   }
 
-  get columns(): CompareColumnData[] {
-    return this.cols
-  }
-
   show(cols: CompareColumnData[], baseline: number, theme: ChartTheme): void {
     this.cols = cols
     this.baseline = Math.min(Math.max(0, baseline), Math.max(0, cols.length - 1))
-    this.theme = theme
-    this.render()
-  }
-
-  retheme(theme: ChartTheme): void {
     this.theme = theme
     this.render()
   }
@@ -71,8 +75,7 @@ export class CompareView {
     const baselinePick = h('select', {
       'data-testid': 'compare-baseline', 'aria-label': 'Baseline column',
       onchange: (e: Event) => {
-        this.baseline = Number((e.target as HTMLSelectElement).value)
-        this.render()
+        this.on.setBaseline(Number((e.target as HTMLSelectElement).value))
       }
     }, labels.map((l, i) => h('option', { value: i, selected: i === this.baseline }, l)))
 

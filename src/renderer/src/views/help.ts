@@ -1,16 +1,15 @@
 import { h } from '../dom'
-
-const mod = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl'
+import { MOD } from './toolbar'
 
 export const SHORTCUTS: readonly [string, string][] = [
-  [`${mod}+Enter`, 'Run the scenario'],
-  ['Esc', 'Cancel the run (outside the editor)'],
-  [`${mod}+O`, 'Open a scenario'],
-  [`${mod}+S`, 'Save'],
-  [`${mod}+Shift+S`, 'Save as'],
-  [`${mod}+1 / ${mod}+2`, 'Results / Comparison'],
-  [`${mod}+Shift+L`, 'Light or dark theme'],
-  [`${mod}+Space`, 'Complete (workload types, patches, sched_feat flags, topologies)'],
+  [`${MOD}+Enter`, 'Run the scenario'],
+  ['Esc', 'Cancel the run (outside the editor and its widgets)'],
+  [`${MOD}+O`, 'Open a scenario'],
+  [`${MOD}+S`, 'Save'],
+  [`${MOD}+Shift+S`, 'Save as'],
+  [`${MOD}+1 / ${MOD}+2 …`, 'Results / Comparison / the other tabs'],
+  [`${MOD}+Shift+L`, 'Light or dark theme'],
+  [`${MOD}+Space`, 'Complete (workload types, patches, sched_feat flags, topologies)'],
   ['F1', 'This list']
 ]
 

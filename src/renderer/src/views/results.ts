@@ -5,12 +5,9 @@ import { IDLE_BUCKETS, idleCounts, pooledTasks, workloadNames, type Series } fro
 import { h, replace } from '../dom'
 import { ChartCard } from './chart-card'
 import { seedsTable } from './tables'
-
-export interface ResultsHandlers {
-  exportPng(name: string, card: ChartCard): void
-  exportTable(run: StoredRun, format: ExportFormat): void
-  compareVariants(run: StoredRun): void
-}
+import type { TabView, ViewContext } from '../state'
+import { chartTheme } from '../theme'
+import { shallowEqual } from '../store'
 
 export const EXPORT_FORMATS: readonly [ExportFormat, string, string][] = [
   ['csv', 'CSV', 'Spreadsheet columns, raw numbers'],
@@ -23,8 +20,25 @@ function duration(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s` : `${ms} ms`
 }
 
+/** The Results tab: the run shown (store.shownRun). */
+export function createResultsView(ctx: ViewContext): TabView {
+  const view = new ResultsView({
+    exportPng: (name, card) => void ctx.actions.exportPng(name, () => card.png()),
+    exportTable: (run, format) => void ctx.actions.exportTable(run.variants.map((variant) => ({ run, variant })), 0, format, run.name),
+    compareVariants: (run) => ctx.actions.showComparison(run.variants.map((variant) => ({ run, variant })), 0)
+  })
+  ctx.store.watch((s) => ({ run: s.shownRun, theme: s.theme }), ({ run, theme }) => view.show(run, chartTheme(theme)), { now: true, equals: shallowEqual })
+  return { id: 'results', label: 'Results', el: view.el }
+}
+
+interface ResultsHandlers {
+  exportPng(name: string, card: ChartCard): void
+  exportTable(run: StoredRun, format: ExportFormat): void
+  compareVariants(run: StoredRun): void
+}
+
 /** One saved run: the seeds-format tables and the charts, one series per variant. */
-export class ResultsView {
+class ResultsView {
   readonly el: HTMLElement
   private run: StoredRun | null = null
   private workload = ''
@@ -33,10 +47,6 @@ export class ResultsView {
   constructor(private readonly on: ResultsHandlers) {
     this.el = h('div', { class: 'results' })
     this.show(null, null)
-  }
-
-  get shown(): StoredRun | null {
-    return this.run
   }
 
   show(run: StoredRun | null, theme: ChartTheme | null): void {

@@ -1,0 +1,13 @@
+/**
+ * A real run this machine cannot do, said in one line (the CLI exits 2 with it): not Linux,
+ * no tracefs or not permitted, a workload tool missing (with the Debian package that has it),
+ * a variant that needs another kernel.
+ */
+export class RealRefusal extends Error {}
+
+/** The run was cancelled (Ctrl+C, the workbench's cancel): everything was cleaned up. */
+export class RealCancelled extends Error {
+  constructor() {
+    super('cancelled')
+  }
+}

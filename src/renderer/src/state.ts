@@ -1,0 +1,168 @@
+/**
+ * What the workbench knows, in one object (see store.ts for how views watch it), and the
+ * context every view is built with.
+ */
+import type {
+  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  ScenarioIssue, ScenarioProblem, Settings, StoredRun
+} from '../../shared/ipc'
+import type { Store } from './store'
+
+export interface DocState {
+  name: string
+  /** Absolute path (Electron) or null (browser, presets, new documents). */
+  path: string | null
+  /** Text as last opened or saved; the document is dirty when `text` differs. */
+  savedText: string
+  /** The editor's text, mirrored on every edit. */
+  text: string
+  /** Counts documents loaded into the editor (not edits): the editor replaces its model on a change. */
+  loads: number
+}
+
+/** The verdict on `hash` (textHash of the text it describes). */
+export type Validation =
+  | { state: 'pending' | 'empty'; hash: string }
+  | { state: 'ok'; hash: string; scenarioName: string; variants: string[]; seeds: number[]; runs: number }
+  | { state: 'bad'; hash: string; problem: ScenarioProblem }
+  | { state: 'error'; hash: string; message: string }
+
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'canceled'
+
+export interface JobView {
+  info: JobInfo
+  state: JobState
+  /** 0..1 of the simulated duration. */
+  fraction: number
+  error?: string
+}
+
+/** The last run started from this window, while it runs and after it ended. */
+export interface ProgressState {
+  runId: string
+  status: RunStatus
+  jobs: JobView[]
+}
+
+/** Overrides from the run bar (seeds-input, duration-input, published); null keeps the scenario's. */
+export interface RunOptions {
+  seeds: number | null
+  durationMs: number | null
+  /** Run the published baselines' settings (the CLI's --published). */
+  published: boolean
+}
+
+/** One column of a comparison: a variant of a saved run. */
+export interface CompareColumnData {
+  run: StoredRun
+  variant: string
+}
+
+export interface Comparison {
+  columns: CompareColumnData[]
+  /** Index into columns of the column the others are compared against. */
+  baseline: number
+}
+
+export interface ProblemLine {
+  text: string
+  onClick?: () => void
+}
+
+export interface ProblemEntry {
+  title: string
+  lines: ProblemLine[]
+}
+
+export interface WorkbenchState {
+  connected: boolean
+  appInfo: AppInfo | null
+  editorInfo: EditorInfo | null
+  presets: PresetInfo[]
+  settings: Settings
+  theme: 'light' | 'dark'
+  doc: DocState
+  validation: Validation
+  /** The variants of the last version of the document that validated (kept while typing). */
+  variants: string[]
+  /** Variant names unticked in the Variants menu (a variant unticked stays so while it exists). */
+  unchecked: string[]
+  runOptions: RunOptions
+  /** The run this window started and that has not ended. */
+  runningId: string | null
+  progress: ProgressState | null
+  runs: RunSummary[]
+  shownRun: StoredRun | null
+  comparison: Comparison | null
+  /** The right pane's tab (a TabView id). */
+  tab: string
+  /** One entry per source (scenario, run, store, op:...). */
+  problems: Readonly<Record<string, ProblemEntry>>
+  /** The issue the editor should reveal (bumped to reveal the same one again). */
+  reveal: { issue: ScenarioIssue; seq: number } | null
+}
+
+export function initialState(): WorkbenchState {
+  return {
+    connected: true,
+    appInfo: null,
+    editorInfo: null,
+    presets: [],
+    settings: { theme: 'system', baselineRunId: null, recentFiles: [] },
+    theme: 'light',
+    doc: { name: 'untitled.json', path: null, savedText: '', text: '', loads: 0 },
+    validation: { state: 'empty', hash: '' },
+    variants: [],
+    unchecked: [],
+    runOptions: { seeds: null, durationMs: null, published: false },
+    runningId: null,
+    progress: null,
+    runs: [],
+    shownRun: null,
+    comparison: null,
+    tab: 'results',
+    problems: {},
+    reveal: null
+  }
+}
+
+/** What views may ask for; implemented by workbench.ts. */
+export interface Actions {
+  command(c: MenuCommand, path?: string): Promise<void>
+  loadPreset(id: string): Promise<void>
+  /** Open text as a new document (rt-app files are converted; unsaved changes confirmed first). */
+  openText(name: string, text: string): Promise<void>
+  /** The editor's text changed by the user. */
+  edited(text: string): void
+  run(): Promise<void>
+  cancel(): Promise<void>
+  setVariantChecked(name: string, checked: boolean): void
+  setRunOptions(patch: Partial<RunOptions>): void
+  openRun(id: string): Promise<void>
+  renameRun(id: string, name: string): Promise<void>
+  deleteRun(id: string): Promise<void>
+  pinBaseline(id: string | null): Promise<void>
+  loadRunScenario(id: string): Promise<void>
+  compareRuns(ids: string[]): Promise<void>
+  showComparison(columns: CompareColumnData[], baseline: number): void
+  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string): Promise<void>
+  exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
+  selectTab(id: string): void
+  setProblem(key: string, entry: ProblemEntry | null): void
+  revealIssue(issue: ScenarioIssue): void
+  /** Run `fn`, reporting a failure in the problems panel under `title`. */
+  guard(title: string, fn: () => Promise<void>): Promise<void>
+}
+
+export interface ViewContext {
+  store: Store<WorkbenchState>
+  api: SchedlabApi
+  actions: Actions
+}
+
+/** A view of the right pane, one tab. */
+export interface TabView {
+  id: string
+  label: string
+  el: HTMLElement
+}

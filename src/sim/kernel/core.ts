@@ -125,6 +125,8 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['pointAt', Float64Array, 0],
   ['batchOp', Float64Array, 0],
   ['opPending', Uint8Array, 0],
+  ['armedAt', Float64Array, 0],
+  ['armedLeft', Float64Array, 0],
   ['timerAt', Float64Array, 0],
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
@@ -201,6 +203,9 @@ export class Kernel implements TaskContext {
   batchOp!: Float64Array
   /** Switched out exactly at the end of a batch's syscall that the one-by-one run had not completed yet. */
   opPending!: Uint8Array
+  /** When the current run's completion was last armed (switch-in, a new action, a change), and the work then left. */
+  armedAt!: Float64Array
+  armedLeft!: Float64Array
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
@@ -252,6 +257,8 @@ export class Kernel implements TaskContext {
   cpuRate: Float64Array
   segStart: Float64Array
   pendingStall: Float64Array
+  /** When work was last charged to the CPU (chargeCpu). */
+  lastStallAt: Float64Array
   runDoneGen: Int32Array
   tickGen: Int32Array
   tickArmed: Uint8Array
@@ -378,6 +385,7 @@ export class Kernel implements TaskContext {
     this.cpuRate = new Float64Array(c)
     this.segStart = new Float64Array(c)
     this.pendingStall = new Float64Array(c)
+    this.lastStallAt = new Float64Array(c)
     this.runDoneGen = new Int32Array(c)
     this.tickGen = new Int32Array(c)
     this.tickArmed = new Uint8Array(c)
@@ -763,6 +771,7 @@ export class Kernel implements TaskContext {
     if (workNs <= 0) return
     const dt = Math.ceil(workNs / this.cpuRate[cpu])
     this.sysNs[cpu] += dt
+    this.lastStallAt[cpu] = this.now
     if (cpu === this.pickingCpu || this.curr[cpu] === NIL) {
       // an idle CPU's balancing on behalf of others (nohz) delays nothing
       if (this.mode[cpu] !== CPU_IDLE) this.schedStall[cpu] += dt
@@ -900,8 +909,12 @@ export class Kernel implements TaskContext {
     if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
     const ran = this.now - this.segStart[cpu]
     if (ran > 0) {
-      const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
-      this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
+      if (this.batchOp[t] > 0 && a === ACT_RUN_KERNEL) {
+        this.remaining[t] = batchLeftAfter(this.remaining[t], ran, this.batchOp[t], this.cpuRate[cpu])
+      } else {
+        const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
+        this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
+      }
       this.segStart[cpu] = this.now
     }
   }
@@ -948,7 +961,12 @@ export class Kernel implements TaskContext {
     this.armRunDone(cpu, next)
   }
 
-  private armRunDone(cpu: number, t: number): void {
+  /**
+   * `virtual`: the re-arm of a coalesced batch that the one-by-one run does not make (a batch
+   * cut short, a preemption point set): the syscall in flight keeps the posting instant it has
+   * one by one.
+   */
+  private armRunDone(cpu: number, t: number, virtual = false): void {
     const gen = ++this.runDoneGen[cpu]
     // a stall charged before this point already moved segStart: the new event includes it
     this.pendingStall[cpu] = 0
@@ -959,8 +977,8 @@ export class Kernel implements TaskContext {
     else if (a === ACT_RUN_WALL) dur = Math.ceil(this.remaining[t])
     else if (a === ACT_RUN_KERNEL) {
       // up to the section's next might_resched() point, if it has one
-      const work = this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]
-      dur = Math.ceil(work / this.cpuRate[cpu])
+      if (this.batchOp[t] > 0) dur = batchDur(this.remaining[t], this.pointAt[t], this.batchOp[t], this.cpuRate[cpu])
+      else dur = Math.ceil((this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]) / this.cpuRate[cpu])
     }
     const end = start + dur
     // a coalesced batch ends when its last operation would have: among the events of that
@@ -968,9 +986,18 @@ export class Kernel implements TaskContext {
     // one operation left, that one began already and is (re)armed now, as one by one
     let at = this.now
     const op = this.batchOp[t]
-    if (op > 0 && a !== ACT_RUN_WALL && this.remaining[t] - (this.pointAt[t] > 0 ? this.pointAt[t] : 0) > op + 1e-6) {
-      const lastBegins = end - Math.ceil(op / this.cpuRate[cpu])
-      if (lastBegins > at) at = lastBegins
+    if (op > 0 && a !== ACT_RUN_WALL) {
+      const left = this.remaining[t]
+      if (left - (this.pointAt[t] > 0 ? this.pointAt[t] : 0) > op + 1e-6) {
+        const lastBegins = end - Math.ceil(op / this.cpuRate[cpu])
+        if (lastBegins > at) at = lastBegins
+      } else if (virtual) {
+        at = this.opPostedAt(cpu, t, left, Math.ceil(left / op - 1e-9) * op - left)
+      }
+    }
+    if (!virtual) {
+      this.armedAt[t] = this.now
+      this.armedLeft[t] = this.remaining[t]
     }
     this.eq.pushPosted(end, EV_RUN_DONE, cpu, gen, at)
   }
@@ -1326,6 +1353,7 @@ export class Kernel implements TaskContext {
     const cpu = this.taskCpu[task]
     if (cpu >= 0 && this.curr[cpu] === task && this.now > this.segStart[cpu]) {
       const ran = this.now - this.segStart[cpu]
+      if (this.batchOp[task] > 0 && a === ACT_RUN_KERNEL) return batchLeftAfter(left, ran, this.batchOp[task], this.cpuRate[cpu])
       left -= a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
     }
     return left > 0 ? left : 0
@@ -1334,16 +1362,17 @@ export class Kernel implements TaskContext {
   setRunLeft(task: number, workNs: number): void {
     const a = this.action[task]
     if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
-    // a preemption point beyond the new end is the end itself
-    if (this.pointAt[task] >= workNs) this.pointAt[task] = 0
     const cpu = this.taskCpu[task]
-    if (cpu >= 0 && this.curr[cpu] === task) {
-      this.accountProgress(cpu, task)
-      this.remaining[task] = workNs
-      this.armRunDone(cpu, task)
-    } else {
-      this.remaining[task] = workNs
+    const running = cpu >= 0 && this.curr[cpu] === task
+    if (running) this.accountProgress(cpu, task)
+    // a preemption point keeps its place in the work (the end moved); one beyond the new end
+    // is the end itself
+    if (this.pointAt[task] > 0) {
+      const p = this.pointAt[task] + workNs - this.remaining[task]
+      this.pointAt[task] = p >= 1 ? p : 0
     }
+    this.remaining[task] = workNs
+    if (running) this.armRunDone(cpu, task, true)
   }
 
   runOpsLeft(task: number): number {
@@ -1355,7 +1384,7 @@ export class Kernel implements TaskContext {
     if (k > 0 && cpu >= 0 && Math.abs(left - k * op) < this.cpuRate[cpu]) {
       // at a syscall's end: now (if running), or when it was switched out
       const running = this.curr[cpu] === task && this.now > this.segStart[cpu]
-      const pending = running ? this.opEndPending(cpu, task) : this.opPending[task] !== 0
+      const pending = running ? this.opEndPending(cpu, task, left) : this.opPending[task] !== 0
       return pending ? k + 1 : k
     }
     return Math.ceil(left / op - 1e-9)
@@ -1366,14 +1395,23 @@ export class Kernel implements TaskContext {
    * would handle its end after the event being handled now: that end would have been posted
    * when the syscall began (event-queue.ts order: time, posting instant, target).
    */
-  private opEndPending(cpu: number, task: number): boolean {
-    const left = this.remaining[task]
+  private opEndPending(cpu: number, task: number, left = this.remaining[task]): boolean {
     const op = this.batchOp[task]
     const k = Math.round(left / op)
     if (k <= 0 || Math.abs(left - k * op) >= this.cpuRate[cpu]) return false
-    const began = this.now - Math.ceil(op / this.cpuRate[cpu])
+    const began = this.opPostedAt(cpu, task, left, op)
     const eq = this.eq
     return !(began < eq.popPosted || (began === eq.popPosted && cpu < eq.popTarget))
+  }
+
+  /**
+   * When the one-by-one run posted the end of a batch's syscall in flight, `done` of its work
+   * done and `left` of the batch left: when it began (the previous syscall's end), or when its
+   * end was armed again (a switch-in) if it was in flight then.
+   */
+  private opPostedAt(cpu: number, t: number, left: number, done: number): number {
+    if (this.armedLeft[t] <= left + done + 1e-6) return this.armedAt[t]
+    return this.now - Math.ceil(done / this.cpuRate[cpu])
   }
 
   /**
@@ -1385,12 +1423,15 @@ export class Kernel implements TaskContext {
     const t = this.curr[cpu]
     if (t === NIL || this.batchOp[t] <= 0 || this.action[t] !== ACT_RUN_KERNEL || this.pointAt[t] > 0) return
     if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0 && this.stopDeferred[cpu] === 0) return
+    const progressing = this.now > this.segStart[cpu]
     this.accountProgress(cpu, t)
     const op = this.batchOp[t]
-    const at = Math.floor((this.remaining[t] - 1e-6) / op) * op
+    // a syscall ending at this very instant returns after the event being handled now, if the
+    // one-by-one run would handle its end later: its return is the point
+    const at = progressing && this.opEndPending(cpu, t) ? Math.round(this.remaining[t] / op) * op : Math.floor((this.remaining[t] - 1e-6) / op) * op
     if (at < 1) return // the syscall in flight is the batch's last: its end is the point
     this.pointAt[t] = at
-    this.armRunDone(cpu, t)
+    this.armRunDone(cpu, t, true)
   }
 
   /** The batch reached the point batchPoint() set: a syscall returns to user mode. */
@@ -1583,7 +1624,15 @@ export class Kernel implements TaskContext {
     if (this.pendingStall[cpu] > 0) {
       const stall = this.pendingStall[cpu]
       this.pendingStall[cpu] = 0
-      this.eq.push(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu])
+      // a batch stalled before its last syscall began: that syscall's end was posted when it
+      // began, as one by one
+      let at = this.now
+      const op = this.batchOp[t]
+      if (op > 0 && this.action[t] !== ACT_RUN_WALL) {
+        const opDur = Math.ceil(op / this.cpuRate[cpu])
+        if (this.lastStallAt[cpu] < this.now - opDur) at = this.now + stall - opDur
+      }
+      this.eq.pushPosted(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
       return
     }
     if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
@@ -1845,5 +1894,28 @@ function overrunSlack(k: Kernel, n: number): number {
 }
 
 function noop(): void {}
+
+/**
+ * A coalesced batch of syscalls (runOps) progresses as they do one by one: each takes its work
+ * at the CPU's rate rounded up to a whole ns, so CPUs of one speed stay in the same lockstep.
+ * The work left after `e` ns from `left` (the syscall in flight first).
+ */
+function batchLeftAfter(left: number, e: number, op: number, rate: number): number {
+  const k = Math.ceil(left / op - 1e-9)
+  const first = Math.ceil((left - (k - 1) * op) / rate - 1e-9)
+  if (e < first) return left - e * rate
+  const opDur = Math.ceil(op / rate - 1e-9)
+  const whole = Math.floor((e - first) / opDur)
+  if (1 + whole >= k) return 0
+  return (k - 1 - whole) * op - (e - first - whole * opDur) * rate
+}
+
+/** ns for a batch to go from `left` to `to` work left (a syscall boundary, or 0). */
+function batchDur(left: number, to: number, op: number, rate: number): number {
+  const k = Math.ceil(left / op - 1e-9)
+  const n = k - Math.round(to / op)
+  if (n <= 0) return 0
+  return Math.ceil((left - (k - 1) * op) / rate - 1e-9) + (n - 1) * Math.ceil(op / rate - 1e-9)
+}
 
 export { SCHED_BATCH, SCHED_RR }

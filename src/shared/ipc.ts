@@ -5,6 +5,7 @@
  * call reaches a service.
  */
 import type { VariantResult } from './result'
+import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
 
 export type { ScenarioIssue }
@@ -174,6 +175,35 @@ export interface ExportContent {
 
 export type ExportOutcome = { saved: true; name: string } | { saved: false }
 
+/**
+ * Explain one moment of a saved run (the workbench's timeline and explanation panel): a latency
+ * sample of a workload (`sample`), or an unreasonable-idle event (`idle`). The variant is re-run
+ * with the decision recorder in the worker pool.
+ */
+export interface ExplainRequest {
+  runId: string
+  variant: string
+  seed: number
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+}
+
+/** A Perfetto trace of a saved run's variant, optionally only [startNs, endNs] of it. */
+export interface TraceExportRequest {
+  runId: string
+  variant: string
+  seed: number
+  startNs?: number
+  endNs?: number
+}
+
+export interface TraceContent {
+  fileName: string
+  /** The trace's bytes, base64 (the web host's messages are JSON). */
+  base64: string
+}
+
 export interface AppInfo {
   version: string
   dataDir: string
@@ -230,6 +260,10 @@ export interface ServiceMethods {
   updateSettings(patch: { theme?: Theme; limits?: Partial<HostLimits> }): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
+  /** Why this latency: re-run the variant with the recorder and explain one sample or idle event. */
+  explain(req: ExplainRequest): Promise<ExplainResult>
+  /** The bytes of a Perfetto trace of the run; hosts deliver it (exportPerfetto). */
+  perfettoTrace(req: TraceExportRequest): Promise<TraceContent>
 }
 
 /** Methods whose delivery depends on the host (dialogs in Electron, pickers/downloads on the web). */
@@ -242,6 +276,8 @@ export interface HostMethods {
   saveScenario(doc: ScenarioDoc, saveAs: boolean): Promise<ScenarioDoc | null>
   exportTable(req: ExportTableRequest): Promise<ExportOutcome>
   exportPng(name: string, png: Uint8Array<ArrayBuffer>): Promise<ExportOutcome>
+  /** Save a Perfetto trace of a run (save dialog, or a download). */
+  exportPerfetto(req: TraceExportRequest): Promise<ExportOutcome>
   setDirty(dirty: boolean): Promise<void>
 }
 
@@ -262,11 +298,11 @@ export interface SchedlabApi extends ApiMethods {
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
   'cancelRun', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
-  'updateSettings', 'exportContent'
+  'updateSettings', 'exportContent', 'explain', 'perfettoTrace'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [
-  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'setDirty'
+  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'exportPerfetto', 'setDirty'
 ] as const satisfies readonly (keyof HostMethods)[]
 
 export const API_METHODS: readonly ApiMethodName[] = [...SERVICE_METHODS, ...HOST_METHODS]

@@ -9,6 +9,7 @@ import type { KeyValueStore } from './kv'
 import { exportContent } from './export'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
+import { ExplainService } from './explain-service'
 
 export interface BackendOptions {
   dataDir: string
@@ -71,6 +72,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   }
 
+  const explainer = new ExplainService(pool, getRun)
+
   const service: ServiceMethods = {
     appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform }),
     editorInfo: async () => scenarios.editorInfo(),
@@ -106,7 +109,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (patch.limits) settings.setLimits(patch.limits)
       return patch.theme ? settings.setTheme(patch.theme) : settings.get()
     },
-    exportContent: (req) => exportContent(req, getRun)
+    exportContent: (req) => exportContent(req, getRun),
+    explain: (req) => explainer.explain(req),
+    perfettoTrace: (req) => explainer.perfettoTrace(req)
   }
 
   return {

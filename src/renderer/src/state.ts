@@ -7,6 +7,7 @@ import type {
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
 import type { Store } from './store'
+import type { SampleSelector } from '../../shared/explain'
 
 export interface DocState {
   name: string
@@ -64,6 +65,19 @@ export interface Comparison {
   baseline: number
 }
 
+/** A moment to explain on the timeline: a latency sample of a workload, or an unreasonable-idle event. */
+export interface ExplainTarget {
+  run: StoredRun
+  variant: string
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+  /** Default: the seed the clicked figure comes from. */
+  seed?: number
+  /** Bumped on each click (the same cell clicked again explains again). */
+  seq: number
+}
+
 export interface ProblemLine {
   text: string
   onClick?: () => void
@@ -94,6 +108,8 @@ export interface WorkbenchState {
   runs: RunSummary[]
   shownRun: StoredRun | null
   comparison: Comparison | null
+  /** What the Timeline tab explains (set by a click on a result). */
+  explain: ExplainTarget | null
   /** The right pane's tab (a TabView id). */
   tab: string
   /** One entry per source (scenario, run, store, op:...). */
@@ -120,6 +136,7 @@ export function initialState(): WorkbenchState {
     runs: [],
     shownRun: null,
     comparison: null,
+    explain: null,
     tab: 'results',
     problems: {},
     reveal: null
@@ -145,6 +162,8 @@ export interface Actions {
   loadRunScenario(id: string): Promise<void>
   compareRuns(ids: string[]): Promise<void>
   showComparison(columns: CompareColumnData[], baseline: number): void
+  /** Open the Timeline tab at a clicked moment and explain it. */
+  explain(target: Omit<ExplainTarget, 'seq'>): void
   exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string): Promise<void>
   exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
   selectTab(id: string): void

@@ -8,7 +8,7 @@ import type { ApiEvents, MenuCommand, ScenarioDoc, ScenarioIssue, ScenarioProble
 import { textHash } from '../../shared/text-hash'
 import { errorMessage } from './dom'
 import type { Store } from './store'
-import type { Actions, CompareColumnData, JobView, ProblemEntry, RunOptions, WorkbenchState } from './state'
+import type { Actions, CompareColumnData, ExplainTarget, JobView, ProblemEntry, RunOptions, WorkbenchState } from './state'
 import { resolveTheme } from './theme'
 
 /** Heuristic used on open/drop: an rt-app file has `tasks` and no scenario `workloads`. */
@@ -391,6 +391,11 @@ export class Workbench implements Actions {
     await this.guard('PNG export failed', async () => {
       await this.api.exportPng(name.replace(/[^\w.-]+/g, '-'), await png())
     })
+  }
+
+  explain(target: Omit<ExplainTarget, 'seq'>): void {
+    this.store.set({ explain: { ...target, seq: (this.store.state.explain?.seq ?? 0) + 1 } })
+    this.selectTab('timeline')
   }
 
   selectTab(id: string): void {

@@ -7,6 +7,9 @@ import { h } from '../dom'
  * changes are coloured; the others stay grey with their interval on hover; n/a cells (too few
  * samples beyond the percentile) are never coloured.
  */
+/** Rows whose value is one sample's latency (the max) or names one (a percentile). */
+const EXPLAINABLE = new Set(['p50', 'p90', 'p99', 'p99_9', 'max'])
+
 export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline: number): HTMLElement {
   return h('div', { class: 'table-scroll' }, h('table', { class: 'seeds-table', 'data-workload': t.workload },
     h('caption', {}, t.title),
@@ -20,7 +23,10 @@ export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline
         return h('td', {
           class: [tone === 'none' ? '' : tone, r.na[i] ? 'na' : ''].filter(Boolean).join(' '),
           ...(title ? { title } : {}),
-          'data-significant': r.significant[i] ? 'true' : 'false'
+          'data-significant': r.significant[i] ? 'true' : 'false',
+          'data-col': i,
+          // a latency figure of a sample: a click explains it on the timeline
+          ...(EXPLAINABLE.has(r.key) && r.values[i] !== null ? { 'data-explain': r.key, title: `${title ? `${title}\n` : ''}Click: explain this sample on the timeline` } : {})
         },
         formatValueCell(r, i),
         chg ? h('span', { class: 'chg' }, ' ' + chg) : null)

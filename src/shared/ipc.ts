@@ -72,6 +72,8 @@ export interface JobInfo {
   variant: string
   variantIndex: number
   seed: number
+  /** A sweep's cell: its index and its values, "workloads[0].sliceUs=8000, ...". */
+  cell?: { index: number; label: string }
 }
 
 export type StartRunResult =
@@ -102,6 +104,15 @@ export interface RunSummary {
   durationMs: number
   wallMs: number
   version: string
+  /** A sweep (its cells are in StoredRun.sweep); absent for a run. */
+  kind?: 'sweep'
+}
+
+/** A saved sweep: the grid and each cell's results (the runs of every variant x seed). */
+export interface StoredSweep {
+  axes: { path: string; values: unknown[] }[]
+  total: number
+  cells: { index: number; values: unknown[]; results: VariantResult[] }[]
 }
 
 /** What a precision run reached, per variant. */
@@ -114,6 +125,8 @@ export interface StoredRun extends RunSummary {
   format: 1
   scenarioText: string
   precision?: PrecisionResult
+  /** Set for a sweep; `results` is then empty. */
+  sweep?: StoredSweep
   /** Expansion order: variants in scenario order, seeds ascending within a variant. */
   results: VariantResult[]
   errors: JobError[]

@@ -51,6 +51,8 @@ export interface RunOptions {
   durationMs: number | null
   /** Run the published baselines' settings (the CLI's --published). */
   published: boolean
+  /** `WORKLOAD.METRIC:PCT` (precision-input): add seeds until the interval is that tight; null: off. */
+  precision: string | null
 }
 
 /** One column of a comparison: a variant of a saved run. */
@@ -107,6 +109,8 @@ export interface WorkbenchState {
   progress: ProgressState | null
   runs: RunSummary[]
   shownRun: StoredRun | null
+  /** The sweep in the Sweep tab (a StoredRun with `sweep`). */
+  shownSweep: StoredRun | null
   comparison: Comparison | null
   /** What the Timeline tab explains (set by a click on a result). */
   explain: ExplainTarget | null
@@ -130,11 +134,12 @@ export function initialState(): WorkbenchState {
     validation: { state: 'empty', hash: '' },
     variants: [],
     unchecked: [],
-    runOptions: { seeds: null, durationMs: null, published: false },
+    runOptions: { seeds: null, durationMs: null, published: false, precision: null },
     runningId: null,
     progress: null,
     runs: [],
     shownRun: null,
+    shownSweep: null,
     comparison: null,
     explain: null,
     tab: 'results',
@@ -156,6 +161,8 @@ export interface Actions {
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void
   openRun(id: string): Promise<void>
+  /** Show one cell of a sweep as a run in Results. */
+  openSweepCell(sweep: StoredRun, cell: number): void
   renameRun(id: string, name: string): Promise<void>
   deleteRun(id: string): Promise<void>
   pinBaseline(id: string | null): Promise<void>

@@ -270,7 +270,7 @@ export const SCENARIO = z
     seeds: z.number().int().min(1).max(1000).default(1).meta(d('Runs per variant, with seeds seed .. seed+seeds-1')),
     variants: z.array(VARIANT).min(1).max(64).default([{ name: 'base', patches: [], features: {} }]).meta(d('Kernels to compare. Default: one variant "base"')),
     workloads: z.array(WORKLOAD).min(1).max(256).meta(d('What runs')),
-    maxEvents: z.number().int().min(1000).max(1e12).default(DEFAULT_MAX_EVENTS).meta(d('Refuse runs whose estimated event count is larger')),
+    maxEvents: z.number().int().min(1000).max(1e12).default(DEFAULT_MAX_EVENTS).meta(d('Refuse runs whose estimated event count is larger; can lower the limit of the host (--max-events, the maxEventsPerRun setting), never raise it')),
     sweep: z
       .record(z.string().min(1).max(300), z.array(z.unknown()).min(1).max(1000))
       .optional()

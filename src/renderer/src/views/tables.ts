@@ -1,15 +1,15 @@
 import { cellTitle, cellTone, formatMarkedChange, formatValueCell, TABLE_LEGEND, type WorkloadTable } from '../../../shared/tables'
 import { h } from '../dom'
 
+/** Rows whose value is one sample's latency (the max) or names one (a percentile). */
+const EXPLAINABLE = new Set(['p50', 'p90', 'p99', 'p99_9', 'max'])
+
 /**
  * A workload's table in the seed threads' form: values with the half-width of their 95 %
  * interval, and for each column after the baseline its change ("(+55 %)*"). Only significant
  * changes are coloured; the others stay grey with their interval on hover; n/a cells (too few
  * samples beyond the percentile) are never coloured.
  */
-/** Rows whose value is one sample's latency (the max) or names one (a percentile). */
-const EXPLAINABLE = new Set(['p50', 'p90', 'p99', 'p99_9', 'max'])
-
 export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline: number): HTMLElement {
   return h('div', { class: 'table-scroll' }, h('table', { class: 'seeds-table', 'data-workload': t.workload },
     h('caption', {}, t.title),

@@ -21,6 +21,13 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
   const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc)', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
   const variants = createVariantsMenu(ctx)
+  // beside seeds and duration: stop adding seeds when this interval is tight enough
+  const precision = h('input', {
+    type: 'text', 'data-testid': 'precision-input', class: 'precision', size: 14, spellcheck: 'false',
+    placeholder: 'precision ct.p99:5', 'aria-label': 'Precision',
+    title: 'WORKLOAD.METRIC:PCT, e.g. cyclictest.p99:5: run seeds until every variant\'s 95 % interval of that figure is within PCT % of it (empty: the scenario\'s seeds)',
+    oninput: () => actions.setRunOptions({ precision: precision.value.trim() || null })
+  })
   const cmd = (c: Parameters<typeof actions.command>[0]) => () => void actions.command(c)
 
   const el = h('header', { class: 'toolbar' },
@@ -32,7 +39,7 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
       h('button', { 'data-testid': 'import-button', title: 'Import an rt-app JSON file as a new scenario', onclick: cmd('import-rtapp') }, 'Import rt-app…'),
       presetSelect),
     h('div', { class: 'group doc' }, dirtyMark, docName),
-    h('div', { class: 'group run' }, variants.el, runBtn, cancelBtn),
+    h('div', { class: 'group run' }, variants.el, precision, runBtn, cancelBtn),
     h('div', { class: 'group end' },
       h('button', { class: 'icon', 'data-testid': 'theme-toggle', title: `Light/dark theme (${MOD}+Shift+L)`, 'aria-label': 'Toggle theme', onclick: cmd('toggle-theme') }, '◐'),
       h('button', { class: 'icon', 'data-testid': 'help-button', title: 'Keyboard shortcuts (F1)', 'aria-label': 'Keyboard shortcuts', onclick: cmd('shortcuts') }, '?')))
@@ -47,6 +54,9 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
     document.title = `${dirty ? '● ' : ''}${name} — schedlab`
     void ctx.api.setDirty(dirty).catch(() => undefined)
   }, { now: true, equals: shallowEqual })
+  store.watch((s) => s.runOptions.precision, (p) => {
+    if ((precision.value.trim() || null) !== p) precision.value = p ?? ''
+  }, { now: true })
   store.watch((s) => ({ running: s.runningId !== null, connected: s.connected }), ({ running, connected }) => {
     runBtn.disabled = running || !connected
     cancelBtn.disabled = !running || !connected

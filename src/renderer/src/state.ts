@@ -3,7 +3,7 @@
  * context every view is built with.
  */
 import type {
-  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
 import type { Store } from './store'
@@ -43,6 +43,8 @@ export interface ProgressState {
   runId: string
   status: RunStatus
   jobs: JobView[]
+  /** A precision run: each variant's seeds and current half-width. */
+  precision?: PrecisionResult
 }
 
 /** Overrides from the run bar (seeds-input, duration-input, published); null keeps the scenario's. */

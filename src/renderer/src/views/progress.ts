@@ -4,8 +4,9 @@ import type { JobView, ProgressState, ViewContext } from '../state'
 /** One progress bar per (variant, seed) job of the last run started from this window. */
 export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const head = h('div', { class: 'progress-head' })
+  const precision = h('div', { class: 'progress-precision', 'data-testid': 'precision-progress', hidden: true })
   const rows = h('div', { class: 'progress-rows' })
-  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, rows)
+  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
   const bars = new Map<string, { bar: HTMLProgressElement; label: HTMLElement; row: HTMLElement }>()
   let runId: string | null = null
 
@@ -40,6 +41,11 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
       rows.append(row)
     }
     for (const j of p.jobs) paint(j)
+    precision.hidden = !p.precision
+    if (p.precision) {
+      precision.textContent = `precision ${p.precision.target}: ` + p.precision.variants.map((v) =>
+        `${v.name} ${v.seeds} seed${v.seeds === 1 ? '' : 's'} ${v.halfWidthPct === null ? '(no interval yet)' : `±${v.halfWidthPct.toFixed(1)} %`}${v.reached ? ' ✓' : ''}`).join(' · ')
+    }
     el.hidden = false
     el.dataset.runId = p.runId
     el.dataset.status = p.status

@@ -11,6 +11,35 @@ import type { ChartConfiguration, ChartEvent, ActiveElement, Chart } from 'chart
 import { chartTheme } from '../theme'
 import { shallowEqual } from '../store'
 
+/** The machine a real run measured, one row per repeat; a trace's reading. */
+function hostRecord(run: StoredRun): HTMLElement | null {
+  const measured = run.results.filter((r) => r.host)
+  if (measured.length > 0) {
+    const h0 = measured[0].host!
+    const cc = (r: (typeof measured)[number]): string => {
+      const c = r.workloads.find((w) => w.crossCheck)?.crossCheck
+      return c ? `within ${c.maxAbsDiffUs} us (${c.samples} samples)` : '-'
+    }
+    return h('section', { class: 'card host-record', 'data-testid': 'host-record' },
+      h('h4', {}, `This machine: Linux ${h0.kernel}, ${h0.cpus} CPUs, HZ ${h0.hz ?? '?'}, preempt=${h0.preempt ?? '?'}`),
+      h('table', {},
+        h('thead', {}, h('tr', {}, ['variant', 'repeat', 'foreign CPU (s)', 'contaminated', 'load before -> after', 'cyclictest vs trace'].map((c) => h('th', {}, c)))),
+        h('tbody', {}, measured.map((r) => h('tr', {},
+          h('td', {}, r.name), h('td', {}, r.seed), h('td', {}, String(r.host!.foreignCpuSec)),
+          h('td', { class: r.host!.contaminated ? 'contaminated' : '' }, r.host!.contaminated ? 'yes' : 'no'),
+          h('td', {}, `${r.host!.loadavg.before.join(' ')} -> ${r.host!.loadavg.after.join(' ')}`),
+          h('td', {}, cc(r)))))))
+  }
+  const traced = run.results.find((r) => r.trace)
+  if (traced?.trace) {
+    const t = traced.trace
+    return h('section', { class: 'card host-record', 'data-testid': 'trace-record' },
+      h('h4', {}, `Read from ${run.scenarioFile}`),
+      h('p', {}, `${t.lines ?? '?'} lines, ${t.events} sched events over ${t.spanMs} ms; ${t.malformed ?? 0} malformed, ${t.lostEvents ?? 0} lost; latency from ${t.timerLatency ? 'requested hrtimer expiries (else sched_waking)' : 'sched_waking'}.`))
+  }
+  return null
+}
+
 export const EXPORT_FORMATS: readonly [ExportFormat, string, string][] = [
   ['csv', 'CSV', 'Spreadsheet columns, raw numbers'],
   ['md', 'Markdown', 'Tables as in the mailing-list threads, for a cover letter or issue'],
@@ -102,7 +131,8 @@ class ResultsView {
       h('div', {},
         h('h2', { class: 'run-title' }, run.name),
         h('div', { class: 'run-meta' },
-          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · seeds ${run.seeds.join(', ')} · ${duration(run.durationMs)} simulated in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${run.seeds.join(', ')} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          run.source ? h('span', { class: `badge source-${run.source}` }, run.source) : null,
           run.status !== 'done' ? h('span', { class: `status status-${run.status}` }, run.status) : null)),
       h('div', { class: 'head-actions' },
         series.length >= 2 ? h('button', { class: 'small', 'data-testid': 'compare-variants', onclick: () => this.on.compareVariants(run) }, 'Compare variants') : null,
@@ -147,7 +177,7 @@ class ResultsView {
     const tasks = card('per-task-latency', { height: Math.max(200, Math.min(24, taskCount) * series.length * 12 + 90) })
     const cpus = card('cpu-utilization', { height: 240 })
 
-    replace(this.el, header, problems, warn, tableBox, select,
+    replace(this.el, header, problems, warn, hostRecord(run), tableBox, select,
       h('div', { class: 'chart-grid' }, cdf.el, hist.el, pct.el),
       h('h3', { class: 'section' }, 'Per task'), tasks.el, this.taskTable(series),
       h('h3', { class: 'section' }, 'CPUs'), cpus.el, this.idleTable(series))

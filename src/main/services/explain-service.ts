@@ -24,6 +24,9 @@ export class ExplainService {
 
   private async spec(runId: string, variant: string, seed: number): Promise<{ run: StoredRun; spec: RunSpec }> {
     const run = await this.getRun(runId)
+    if (run.source === 'real' || run.source === 'trace') {
+      throw new Error(`run ${runId} ${run.source === 'real' ? 'was measured on this machine\'s kernel' : 'is an imported trace'}: a real kernel records no scheduler decisions, so only simulated runs can be explained`)
+    }
     const parsed = scenarios.parse(run.scenarioText, run.scenarioFile)
     if (!parsed.ok) throw new Error(`the saved scenario of run ${runId} no longer parses: ${parsed.problem.message}`)
     const expanded = scenarios.expand(parsed.scenario, run.scenarioFile, [variant])

@@ -53,7 +53,11 @@ export class ExplainService {
     // a run saved by another version of the model is re-run by this one: say so if they differ
     const saved = run.results.find((r) => r.name === req.variant && r.seed === req.seed)
     const wl = saved?.workloads.find((w) => w.name === req.workload)
-    if (wl && (req.sample ?? 'max') === 'max' && Math.abs(wl.latencyUs.max - e.sample.latencyUs) > 0.0015) {
+    if (saved?.replicas) {
+      // a long steady run measured as K replicas of D/K (src/sim/replicas.ts): the explanation is
+      // of the one run of D with this seed, whose samples are not the replicas'
+      e.warning = `this run was measured as ${saved.replicas} parallel replicas; the explanation is of the single ${spec.scenario.durationMs} ms run with seed ${req.seed}, whose ${req.sample ?? 'max'} (${e.sample.latencyUs} us) is not the pooled figure`
+    } else if (wl && (req.sample ?? 'max') === 'max' && Math.abs(wl.latencyUs.max - e.sample.latencyUs) > 0.0015) {
       e.warning = `this run was saved by schedlab ${run.version}; re-run now, its maximum is ${e.sample.latencyUs} us, not the saved ${wl.latencyUs.max} us`
     }
     return e

@@ -50,17 +50,21 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     ncpus: topo.cpus.length,
     capacities: topo.cpus.map((c) => c.capacityOrig),
     durationNs,
+    costs: cfg.costs,
     histogram: () => new LogHistogram(),
     cpuLatencyQos: (us) => {
       k.cpuLatencyQosNs = Math.min(k.cpuLatencyQosNs, Math.max(0, Math.round(us * 1000)))
     },
     warn: (m) => {
       if (!k.warnings.includes(m)) k.warnings.push(m)
-    }
+    },
+    at: (t, fn) => k.at(t, fn),
+    stallCpu: (cpu, ns) => k.stallCpu(cpu, ns)
   }
   for (const w of workloads) w.setup(host)
   // every workload: tasks may be created later in the run (50 kB each)
   k.latencyBatches = new LatencyBatches(workloads.map(() => true), durationNs)
+  k.wakeupLatency = workloads.map(() => new LogHistogram())
   const allDone = (): boolean => workloads.length > 0 && workloads.every((w) => w.done())
   const stop = (): boolean => allDone() || (hooks.shouldStop?.() ?? false)
   const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, durationNs) : null
@@ -103,6 +107,8 @@ function collectResult(
     }
     const batches = k.latencyBatches?.dataOf(i)
     if (batches) out.latencyBatches = batches
+    const wake = k.wakeupLatency?.[i]
+    if (wake && wake.count > 0) out.wakeupLatencyUs = wake.summaryUs()
     w.report(host, out)
     return out
   })

@@ -34,6 +34,10 @@ export interface RunArgs {
   maxSeeds?: number
   /** --trace-format: ftrace text (default) or a Perfetto protobuf trace. */
   traceFormat: 'ftrace' | 'perfetto'
+  /** --jobs N: runs at once on the worker pool (1: in this process, one after the other). */
+  jobs?: number
+  /** --replicas K: split each run into K parallel replicas (1: never); default automatic. */
+  replicas?: number
 }
 
 export interface ExplainArgs {
@@ -46,8 +50,10 @@ export interface ExplainArgs {
   topology?: string
   maxEvents?: number
   published: boolean
-  /** max, p99_9, p99, p90, p50 or a sample index. */
+  /** max, p99_9, p99, p90, p50, p<percentile> or a sample index. */
   sample: string
+  /** --idle BUCKET[:N]: explain the N-th unreasonable-idle event of that bucket instead. */
+  idle?: { bucket: string; index: number }
   json: boolean
 }
 
@@ -103,7 +109,7 @@ export const USAGE = `usage: schedlab COMMAND [options]
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
-               [--trace-format ftrace|perfetto]
+               [--trace-format ftrace|perfetto] [--jobs N] [--replicas K]
                [--max-events N] [--max-total-events N] [--memory-share F]
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
@@ -116,15 +122,20 @@ export const USAGE = `usage: schedlab COMMAND [options]
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
       --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
       the scheduler's decisions as annotations (open it at ui.perfetto.dev).
+      Long runs go to the worker pool (--jobs N at once; default one per CPU, 1 = in this
+      process); a long steady run takes idle workers as parallel replicas of duration/K, each
+      with its own seed and a discarded warm-up, merged into one result ("replicas": K;
+      --replicas K forces K, 1 never; docs/model.md).
       Limits (a scenario's "maxEvents" can lower the first, nothing in it can raise any):
       --max-events per run (default 200 million estimated events), --max-total-events per
       command over all its runs (default 4 billion), --memory-share of this machine's memory
       for the runs at one time (default 0.5; docs/security.md).
   explain SCENARIO --variant NAME --workload NAME [--seed N] [--sample max|p99_9|p99|INDEX]
-               [--duration-ms N] [--set PATH=VALUE]... [--json]
+               [--idle BUCKET[:N]] [--duration-ms N] [--set PATH=VALUE]... [--json]
       Re-run one variant with the decision recorder and explain one latency sample (default
       the maximum): a timeline of the CPUs involved and the scheduler's decisions between the
       moment the task became runnable and the moment it ran (reason codes: docs/explain.md).
+      --idle 4ms+:0 explains an unreasonable-idle event instead (no --workload needed).
   compare SCENARIO [same options] [--percentile P]... [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
@@ -185,7 +196,9 @@ const RUN_OPTIONS = {
   'per-seed': { type: 'boolean' },
   precision: { type: 'string' },
   'max-seeds': { type: 'string' },
-  'trace-format': { type: 'string' }
+  'trace-format': { type: 'string' },
+  jobs: { type: 'string' },
+  replicas: { type: 'string' }
 } as const
 
 const EXPLAIN_OPTIONS = {
@@ -198,6 +211,7 @@ const EXPLAIN_OPTIONS = {
   'max-events': { type: 'string' },
   published: { type: 'boolean' },
   sample: { type: 'string' },
+  idle: { type: 'string' },
   json: { type: 'boolean' }
 } as const
 
@@ -284,7 +298,9 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     traceFormat: traceFormat(v['trace-format'] as string | undefined),
     perSeed: v['per-seed'] === true,
     precision: precisionOpt(v.precision as string | undefined),
-    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
+    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000),
+    jobs: intOpt('jobs', v.jobs as string | undefined, 1, 256),
+    replicas: intOpt('replicas', v.replicas as string | undefined, 1, 256)
   }
 }
 
@@ -318,7 +334,13 @@ function explainArgs(argv: string[]): ExplainArgs {
     sample: v.sample ?? 'max',
     json: v.json === true
   }
-  if (!/^(max|p50|p90|p99|p99_9|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50 or a sample index, got "${a.sample}"`)
+  if (!/^(max|p50|p90|p99|p99_9|p\d{1,2}(\.\d+)?|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50, p<percentile> or a sample index, got "${a.sample}"`)
+  if (v.idle !== undefined) {
+    const m = /^(2\.5-3ms|3-4ms|4ms\+)(?::(\d+))?$/.exec(v.idle)
+    if (!m) throw new UsageError(`--idle: expected BUCKET[:N] with BUCKET 2.5-3ms, 3-4ms or 4ms+, got "${v.idle}"`)
+    if (v.sample !== undefined) throw new UsageError('explain: --idle and --sample exclude each other')
+    a.idle = { bucket: m[1], index: m[2] === undefined ? 0 : Number(m[2]) }
+  }
   if (a.published && a.durationMs !== undefined) throw new UsageError('explain: --published and --duration-ms exclude each other')
   return a
 }

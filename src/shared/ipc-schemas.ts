@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import type { HostMethods, ServiceMethods } from './ipc'
-import { scenarioTooLarge } from './limits'
+import { scenarioTooLarge, traceTooLarge } from './limits'
 
 const id = z.string().regex(/^[A-Za-z0-9._-]{1,120}$/, 'not a valid id')
 /** Scenario text: generous but bounded, so a runaway caller cannot pin the host's memory. */
@@ -23,6 +23,37 @@ const exportReq = z.object({
   title: z.string().max(500)
 }).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
 
+const startReq = z.object({
+  text,
+  file: fileName,
+  name: z.string().max(500).optional(),
+  variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+  precision: z.string().min(1).max(600).optional(),
+  maxSeeds: z.number().int().min(1).max(1000).optional()
+})
+/** A trace sent as text (the browser's import; the desktop app streams files of any size). */
+const traceText = z.string().check((ctx) => {
+  const big = traceTooLarge(ctx.value)
+  if (big) ctx.issues.push({ code: 'custom', message: big, input: ctx.value })
+})
+const selector = z.union([
+  z.enum(['max', 'p50', 'p90', 'p99', 'p99_9']),
+  z.string().regex(/^p(\d{1,2}(\.\d{1,6})?|100)$/, 'a percentile p<0..100>') as unknown as z.ZodType<`p${number}`, `p${number}`>,
+  z.number().int().min(0).max(1e12)
+])
+const runVariant = { runId: id, variant: z.string().min(1).max(500), seed: z.number().int().min(0).max(2 ** 32 - 1) }
+const explainReq = z.object({
+  ...runVariant,
+  workload: z.string().min(1).max(500).optional(),
+  sample: selector.optional(),
+  idle: z.object({ bucket: z.enum(['2.5-3ms', '3-4ms', '4ms+']), index: z.number().int().min(0).max(1e9) }).strict().optional()
+}).strict().refine((r) => (r.idle !== undefined) !== (r.workload !== undefined), { message: 'give a workload (and sample) or an idle event, not both' })
+const traceReq = z.object({
+  ...runVariant,
+  startNs: z.number().min(0).max(1e15).optional(),
+  endNs: z.number().min(0).max(1e15).optional()
+}).strict().refine((r) => r.startNs === undefined || r.endNs === undefined || r.startNs < r.endNs, { message: 'startNs must be before endNs', path: ['endNs'] })
+
 export const SERVICE_ARGS = {
   appInfo: z.tuple([]),
   editorInfo: z.tuple([]),
@@ -30,15 +61,10 @@ export const SERVICE_ARGS = {
   readPreset: z.tuple([id]),
   validateScenario: z.tuple([text, fileName]),
   importRtApp: z.tuple([text, fileName]),
-  startRun: z.tuple([z.object({
-    text,
-    file: fileName,
-    name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
-    precision: z.string().min(1).max(600).optional(),
-    maxSeeds: z.number().int().min(1).max(1000).optional()
-  })]),
+  startRun: z.tuple([startReq]),
+  startRealRun: z.tuple([startReq]),
   cancelRun: z.tuple([id]),
+  importTrace: z.tuple([traceText, fileName]),
   listRuns: z.tuple([]),
   getRun: z.tuple([id]),
   renameRun: z.tuple([id, z.string().trim().min(1).max(500)]),
@@ -53,16 +79,20 @@ export const SERVICE_ARGS = {
       memoryShare: z.number().min(0.01).max(0.95).optional()
     }).strict().optional()
   }).strict()]),
-  exportContent: z.tuple([exportReq])
+  exportContent: z.tuple([exportReq]),
+  explain: z.tuple([explainReq]),
+  perfettoTrace: z.tuple([traceReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 
 export const HOST_ARGS = {
   openScenario: z.tuple([]),
   openRecent: z.tuple([fileName]),
   importRtAppFile: z.tuple([]),
+  importTraceFile: z.tuple([]),
   saveScenario: z.tuple([doc, z.boolean()]),
   exportTable: z.tuple([exportReq]),
   exportPng: z.tuple([z.string().min(1).max(200), z.instanceof(Uint8Array).refine((b) => b.byteLength <= 64_000_000, 'PNG too large')]),
+  exportPerfetto: z.tuple([traceReq]),
   setDirty: z.tuple([z.boolean()])
 } satisfies Record<keyof HostMethods, z.ZodType>
 

@@ -4,7 +4,8 @@
  * argument tuple: both hosts validate every call against the same schemas before the
  * call reaches a service.
  */
-import type { VariantResult } from './result'
+import type { ResultSource, VariantResult } from './result'
+import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
 
 export type { ScenarioIssue }
@@ -71,6 +72,8 @@ export interface JobInfo {
   variant: string
   variantIndex: number
   seed: number
+  /** A sweep's cell: its index and its values, "workloads[0].sliceUs=8000, ...". */
+  cell?: { index: number; label: string }
 }
 
 export type StartRunResult =
@@ -101,6 +104,17 @@ export interface RunSummary {
   durationMs: number
   wallMs: number
   version: string
+  /** Where the results come from: this machine's kernel ("real"), a trace file ("trace"), else the simulator. */
+  source?: ResultSource
+  /** A sweep (its cells are in StoredRun.sweep); absent for a run. */
+  kind?: 'sweep'
+}
+
+/** A saved sweep: the grid and each cell's results (the runs of every variant x seed). */
+export interface StoredSweep {
+  axes: { path: string; values: unknown[] }[]
+  total: number
+  cells: { index: number; values: unknown[]; results: VariantResult[] }[]
 }
 
 /** What a precision run reached, per variant. */
@@ -113,6 +127,8 @@ export interface StoredRun extends RunSummary {
   format: 1
   scenarioText: string
   precision?: PrecisionResult
+  /** Set for a sweep; `results` is then empty. */
+  sweep?: StoredSweep
   /** Expansion order: variants in scenario order, seeds ascending within a variant. */
   results: VariantResult[]
   errors: JobError[]
@@ -174,12 +190,46 @@ export interface ExportContent {
 
 export type ExportOutcome = { saved: true; name: string } | { saved: false }
 
+/**
+ * Explain one moment of a saved run (the workbench's timeline and explanation panel): a latency
+ * sample of a workload (`sample`), or an unreasonable-idle event (`idle`). The variant is re-run
+ * with the decision recorder in the worker pool.
+ */
+export interface ExplainRequest {
+  runId: string
+  variant: string
+  seed: number
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+}
+
+/** A Perfetto trace of a saved run's variant, optionally only [startNs, endNs] of it. */
+export interface TraceExportRequest {
+  runId: string
+  variant: string
+  seed: number
+  startNs?: number
+  endNs?: number
+}
+
+export interface TraceContent {
+  fileName: string
+  /** The trace's bytes, base64 (the web host's messages are JSON). */
+  base64: string
+}
+
 export interface AppInfo {
   version: string
   dataDir: string
   workers: number
   platform: 'electron' | 'web'
+  /** Whether scenarios can run on this machine's kernel (`schedlab real`), and why not. */
+  real: { available: boolean; reason?: string }
 }
+
+/** A trace read into a saved run (File > Import trace). */
+export type ImportTraceResult = { ok: true; run: RunSummary } | { ok: false; problem: ScenarioProblem }
 
 // ---------------------------------------------------------------------------------------------
 // Events pushed from the host
@@ -191,21 +241,23 @@ export interface JobProgress {
 }
 
 export type MenuCommand =
-  | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp'
-  | 'run' | 'cancel' | 'toggle-theme' | 'shortcuts'
+  | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp' | 'import-trace'
+  | 'run' | 'run-real' | 'cancel' | 'toggle-theme' | 'shortcuts'
 
 export interface ApiEvents {
   'run-progress': { runId: string; jobs: JobProgress[] }
   'run-job': { runId: string; jobId: string; state: 'done' | 'failed' | 'canceled'; error?: JobError }
   /** Jobs a precision run adds as it goes (after those StartRunResult listed). */
   'run-jobs': { runId: string; jobs: JobInfo[] }
+  /** A precision run's state after each check: every variant's seeds and current half-width. */
+  'run-precision': { runId: string; precision: PrecisionResult }
   'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
   'runs-changed': { reason: string }
   'menu-command': { command: MenuCommand; path?: string }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-finished', 'runs-changed', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'menu-command']
 
 // ---------------------------------------------------------------------------------------------
 // Methods
@@ -220,7 +272,15 @@ export interface ServiceMethods {
   /** Convert an rt-app JSON file into scenario text. */
   importRtApp(text: string, file: string): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem }>
   startRun(req: StartRunRequest): Promise<StartRunResult>
+  /**
+   * Run the scenario on this machine's kernel (one variant x repeat at a time; `seeds` are
+   * repeats): the same events as a simulated run, results with "source": "real" and the host
+   * record. Refused (ok: false, one line) where the machine cannot, or while anything else runs.
+   */
+  startRealRun(req: StartRunRequest): Promise<StartRunResult>
   cancelRun(runId: string): Promise<boolean>
+  /** Analyze ftrace text (as `schedlab analyze`) and save it as a run. */
+  importTrace(text: string, file: string): Promise<ImportTraceResult>
   listRuns(): Promise<RunList>
   getRun(id: string): Promise<StoredRun>
   renameRun(id: string, name: string): Promise<RunSummary>
@@ -230,6 +290,10 @@ export interface ServiceMethods {
   updateSettings(patch: { theme?: Theme; limits?: Partial<HostLimits> }): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
+  /** Why this latency: re-run the variant with the recorder and explain one sample or idle event. */
+  explain(req: ExplainRequest): Promise<ExplainResult>
+  /** The bytes of a Perfetto trace of the run; hosts deliver it (exportPerfetto). */
+  perfettoTrace(req: TraceExportRequest): Promise<TraceContent>
 }
 
 /** Methods whose delivery depends on the host (dialogs in Electron, pickers/downloads on the web). */
@@ -239,9 +303,13 @@ export interface HostMethods {
   openRecent(path: string): Promise<ScenarioDoc>
   /** Pick an rt-app JSON file and convert it. */
   importRtAppFile(): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem } | null>
+  /** Pick a trace file (ftrace text, gzipped or not), analyze it and save it as a run. */
+  importTraceFile(): Promise<ImportTraceResult | null>
   saveScenario(doc: ScenarioDoc, saveAs: boolean): Promise<ScenarioDoc | null>
   exportTable(req: ExportTableRequest): Promise<ExportOutcome>
   exportPng(name: string, png: Uint8Array<ArrayBuffer>): Promise<ExportOutcome>
+  /** Save a Perfetto trace of a run (save dialog, or a download). */
+  exportPerfetto(req: TraceExportRequest): Promise<ExportOutcome>
   setDirty(dirty: boolean): Promise<void>
 }
 
@@ -261,12 +329,12 @@ export interface SchedlabApi extends ApiMethods {
 
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
-  'cancelRun', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
-  'updateSettings', 'exportContent'
+  'startRealRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
+  'updateSettings', 'exportContent', 'explain', 'perfettoTrace'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [
-  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'setDirty'
+  'openScenario', 'openRecent', 'importRtAppFile', 'importTraceFile', 'saveScenario', 'exportTable', 'exportPng', 'exportPerfetto', 'setDirty'
 ] as const satisfies readonly (keyof HostMethods)[]
 
 export const API_METHODS: readonly ApiMethodName[] = [...SERVICE_METHODS, ...HOST_METHODS]

@@ -125,6 +125,15 @@ describe('memory per run', () => {
     expect(await b.outcome).toMatchObject({ status: 'done', result: { echoed: 1 } })
   })
 
+  it('a pool built without memory options still applies the default budget to run specs', async () => {
+    const pool = new WorkerPool<unknown>({ workerPath: join(__dirname, '__fixtures__', 'pool-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1 })
+    cleanups.push(() => pool.close())
+    // A hand-made spec nobody parsed: two million tasks, about 46 GB.
+    const spec = { scenario: { topology: { clusters: [{ cpus: 2 }] }, workloads: [{ type: 'hog', count: 2_000_000 }] } }
+    expect(await pool.submit(spec).outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(/^refused: this run would need about \d+ MB/) })
+    expect(pool.stats()).toMatchObject({ workers: 0, queued: 0 })
+  })
+
   it('the estimate is within a factor of real RSS (a worker-less child process, 20,000 and 2,000 tasks)', () => {
     const probe = join(__dirname, '__fixtures__', 'memory-probe.ts')
     for (const [count, cpus] of [[20_000, 2], [2_000, 256]]) {

@@ -6,6 +6,11 @@ import { RunStore } from './run-store'
 import { RunService } from './run-service'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { runCli } from '../../cli/index'
+import { memoryIo } from '../../cli/io'
+import { simulate } from '../../sim/index'
+import { strip } from '../../sweep/merge'
 import { relativeHalfWidth, targetEstimate } from '../../stats/precision'
 
 type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName]; at: number }
@@ -152,5 +157,29 @@ describe('RunService precision runs', () => {
     expect(all).toBeGreaterThanOrEqual(saved.results.length)
     expect(saved.errors).toEqual([])
     expect(saved.status).toBe('done')
+  })
+})
+
+describe('RunService sweeps', () => {
+  it('runs every cell of a scenario\'s sweep and saves it as one history entry, cell by cell', async () => {
+    const { runs, store } = await setup(join(__dirname, 'sim-worker.ts'))
+    const text = readFileSync(join(__dirname, '../../sweep/fixtures/sweep-2x3.json'), 'utf8')
+    const res = runs.start({ text, file: 'sweep-2x3.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    expect(res.jobs).toHaveLength(12)
+    expect(res.jobs[11].cell).toEqual({ index: 5, label: 'workloads[0].sliceUs=8000, workloads[1].groups=3' })
+    await runs.whenIdle()
+    const saved = await store.get(res.runId)
+    expect(saved.kind).toBe('sweep')
+    expect(store.list()[0].kind).toBe('sweep')
+    expect(saved.results).toEqual([])
+    expect(saved.sweep!.cells.map((c) => [c.values, c.results.map((r) => r.name)])).toEqual(
+      [[3000, 1], [3000, 2], [3000, 3], [8000, 1], [8000, 2], [8000, 3]].map((v) => [v, ['tip', 'no RUN_TO_PARITY']]))
+    // the same cell as the command line computes it
+    const io = memoryIo({ 's.json': text })
+    expect(await runCli(['run', 's.json', '--json', '--set', 'workloads[0].sliceUs=8000', '--set', 'workloads[1].groups=2'], io, simulate)).toBe(0)
+    expect(strip(saved.sweep!.cells[4].results)).toEqual(strip(JSON.parse(io.stdout).variants))
+    const bad = runs.start({ text: text.replace('[1, 2, 3]', '[1, "x"]'), file: 'bad.json' })
+    expect(!bad.ok && bad.problem.file).toMatch(/^bad\.json \(sweep cell 1: workloads\[0\]\.sliceUs=3000, workloads\[1\]\.groups="x"\)$/)
   })
 })

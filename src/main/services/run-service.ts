@@ -1,14 +1,25 @@
+import { plansFor, submitRun } from './replica-runner'
+import type { ReplicaPlan } from '../../sim/replicas'
 import type {
-  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun
+  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
 } from '../../shared/ipc'
 import type { VariantResult } from '../../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
+import * as sim from './sim-adapter'
 import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
+import { submissionRefusals } from '../../sim/scenario/estimate'
 import type { RunSpec, Scenario } from './sim-adapter'
+import { cellLabel, cells, planCells } from '../../sweep/grid'
+
+interface SweepPlan {
+  axes: { path: string; values: unknown[] }[]
+  total: number
+  cells: { index: number; values: unknown[]; label: string; specs: RunSpec[] }[]
+}
 import {
-  DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget
+  DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget, type VariantPrecision
 } from '../../stats/precision'
 
 export type Emit = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -34,6 +45,8 @@ interface ActiveRun {
   t0: number
   jobs: ActiveJob[]
   canceled: boolean
+  /** A sweep: its grid, and each cell's runs. */
+  sweep?: SweepPlan
   /** A precision run: its results (seeds first..first+n-1 per variant) and what it reached. */
   precision?: { results: VariantResult[]; report: PrecisionResult } | null
   dirty: Set<string>
@@ -72,9 +85,28 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
-    const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits))
-    if (!expanded.ok) return expanded
-    const specs = expanded.specs
+    // A scenario with a "sweep" runs every cell (variants x seeds with the cell's values set).
+    let sweep: SweepPlan | null = null
+    let specs: RunSpec[]
+    if (s.sweep && s.sweep.length > 0 && req.precision === undefined) {
+      const axes = s.sweep
+      try {
+        const planned = planCells(axes, req.text, cells(axes), req.file,
+          (t) => sim.expandRuns(scenarios.parseOrThrow(t, req.file, limits.maxEventsPerRun), req.variants ? { variants: req.variants } : {}),
+          (e, where) => (sim.isScenarioError(e) ? new sim.ScenarioError(where, e.issues) : e))
+        sweep = { axes, total: planned.length, cells: planned.map((p) => ({ index: p.cell.index, values: p.cell.values, label: cellLabel(axes, p.cell), specs: p.scenario })) }
+      } catch (err) {
+        return { ok: false, problem: scenarios.problemOf(err, req.file) }
+      }
+      specs = sweep.cells.flatMap((c) => c.specs)
+      // the whole grid is one submission: its cost is checked like a run's
+      const refused = submissionRefusals(specs, submissionLimits(limits))
+      if (refused.length > 0) return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'sweep', message })) } }
+    } else {
+      const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits))
+      if (!expanded.ok) return expanded
+      specs = expanded.specs
+    }
     if (specs.length === 0) {
       const message = 'the scenario has nothing to run (no variant selected)'
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
@@ -105,10 +137,11 @@ export class RunService {
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
     }
-    const submit = (spec: RunSpec): ActiveJob => {
-      const info: JobInfo = { jobId: `${id}:${run.jobs.length}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed }
+    const submit = (spec: RunSpec, cell?: { index: number; label: string }, plan: ReplicaPlan | null = null): ActiveJob => {
+      const info: JobInfo = { jobId: `${id}:${run.jobs.length}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed, ...(cell ? { cell } : {}) }
       const job: ActiveJob = { info, progress: null, outcome: null, handle: null as unknown as JobHandle<VariantResult> }
-      job.handle = this.deps.pool.submit(spec, {
+      // a long steady run takes the pool's idle workers as parallel replicas (src/sim/replicas.ts)
+      job.handle = submitRun(this.deps.pool, spec, plan, {
         onProgress: (simNs, durationNs) => {
           job.progress = { jobId: info.jobId, simNs, durationNs }
           run.dirty.add(info.jobId)
@@ -127,7 +160,13 @@ export class RunService {
       const first = run.jobs.slice(initial).map((j) => j.info)
       return { ok: true, runId: id, jobs: first }
     }
-    for (const spec of specs) submit(spec)
+    if (sweep) {
+      run.sweep = sweep
+      for (const c of sweep.cells) for (const spec of c.specs) submit(spec, { index: c.index, label: c.label })
+    } else {
+      const plans = plansFor(specs, this.deps.pool.size)
+      specs.forEach((spec, i) => submit(spec, undefined, plans[i]))
+    }
     run.done = Promise.all(run.jobs.map((j) => j.done))
       .then(() => this.finish(run))
     return { ok: true, runId: id, jobs: run.jobs.map((j) => j.info) }
@@ -151,6 +190,7 @@ export class RunService {
         maxSeeds,
         concurrency: this.deps.pool.size,
         target,
+        onCheck: (states) => this.deps.emit('run-precision', { runId: run.id, precision: precisionReport(s, target.text, states) }),
         submit: (vi, seed) => {
           const job = submit({ ...specOf.get(vi)!, seed })
           if (announced) this.deps.emit('run-jobs', { runId: run.id, jobs: [job.info] })
@@ -167,16 +207,7 @@ export class RunService {
       // the first jobs are submitted synchronously above and returned by start(); later ones are announced
       announced = true
       const out = await pending
-      run.precision = {
-        results: out.results,
-        report: {
-          target: target.text,
-          variants: out.variants.map((v) => ({
-            name: s.variants[v.variantIndex].name, seeds: v.seeds, reached: v.reached,
-            halfWidthPct: v.halfWidthPct === null ? null : Math.round(v.halfWidthPct * 100) / 100
-          }))
-        }
-      }
+      run.precision = { results: out.results, report: precisionReport(s, target.text, out.variants) }
     } catch {
       // a failed or canceled job: the run is saved with what finished, as any run
     } finally {
@@ -232,6 +263,17 @@ export class RunService {
     }
     // a precision run keeps the seeds its rule stopped at, whatever else had finished
     if (run.precision) results.splice(0, results.length, ...run.precision.results)
+    let sweep: StoredSweep | undefined
+    if (run.sweep) {
+      const byCell = new Map<number, VariantResult[]>()
+      for (const j of run.jobs) {
+        if (j.outcome?.status !== 'done' || !j.info.cell) continue
+        const list = byCell.get(j.info.cell.index) ?? []
+        list.push(j.outcome.result)
+        byCell.set(j.info.cell.index, list)
+      }
+      sweep = { axes: run.sweep.axes, total: run.sweep.total, cells: run.sweep.cells.map((c) => ({ index: c.index, values: c.values, results: byCell.get(c.index) ?? [] })) }
+    }
     const failed = errors.filter((e) => e.kind !== 'canceled').length
     const status: RunStatus = run.canceled ? 'canceled'
       : results.length === 0 ? 'failed'
@@ -254,9 +296,11 @@ export class RunService {
       wallMs: Math.round(performance.now() - run.t0),
       version: this.deps.version,
       scenarioText: run.text,
-      results,
+      // a sweep keeps its results per cell (the same variant runs in every cell)
+      results: sweep ? [] : results,
       errors,
-      ...(run.precision ? { precision: run.precision.report } : {})
+      ...(run.precision ? { precision: run.precision.report } : {}),
+      ...(sweep ? { sweep, kind: 'sweep' as const } : {})
     }
     try {
       const summary = await this.deps.store.save(stored)
@@ -266,6 +310,16 @@ export class RunService {
       errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}` })
       this.deps.emit('run-finished', { runId: run.id, status: 'failed', run: null, errors })
     }
+  }
+}
+
+function precisionReport(s: Scenario, target: string, states: readonly VariantPrecision[]): PrecisionResult {
+  return {
+    target,
+    variants: states.map((v) => ({
+      name: s.variants[v.variantIndex].name, seeds: v.seeds, reached: v.reached,
+      halfWidthPct: v.halfWidthPct === null ? null : Math.round(v.halfWidthPct * 100) / 100
+    }))
   }
 }
 

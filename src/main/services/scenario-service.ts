@@ -26,9 +26,14 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
 }
 
 /** `maxEvents`: the host's limit on one run (see limits.ts). */
+/** The scenario as every run of the workbench parses it; throws a ScenarioError when invalid. */
+export function parseOrThrow(text: string, file: string, maxEvents?: number): sim.Scenario {
+  return sim.parseScenario(text, file, { maxEvents, host: hostSpecs })
+}
+
 export function parse(text: string, file: string, maxEvents?: number): Parsed {
   try {
-    return { ok: true, scenario: sim.parseScenario(text, file, { maxEvents, host: hostSpecs }) }
+    return { ok: true, scenario: parseOrThrow(text, file, maxEvents) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }

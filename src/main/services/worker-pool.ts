@@ -1,6 +1,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { availableParallelism, totalmem } from 'node:os'
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol'
+import { DEFAULT_HOST_LIMITS, memoryBudgetBytes, runMemoryOf } from './limits'
 
 /**
  * A fixed-size pool of worker threads running jobs (one simulation each). Workers are started
@@ -29,7 +30,11 @@ export interface PoolOptions {
    * simulation's state is in typed arrays.
    */
   memoryBudgetBytes?: number | (() => number)
-  /** Estimated memory of one job's payload (bytes). */
+  /**
+   * Estimated memory of one job's payload (bytes). Both default to the host defaults
+   * (limits.ts: a run spec's estimate, half of the machine's memory), so a pool nobody
+   * configured still keeps simulations within memory.
+   */
   memoryOf?(payload: unknown): number
 }
 
@@ -104,7 +109,7 @@ export class WorkerPool<R = unknown> {
     const outcome = new Promise<JobOutcome<R>>((r) => (resolve = r))
     const job: Pending<R> = {
       id: this.nextId++, payload, opts, settled: false, cancelRequested: false, slot: null,
-      memory: this.opts.memoryOf?.(payload) ?? 0,
+      memory: (this.opts.memoryOf ?? runMemoryOf)(payload),
       resolve: (o) => {
         if (job.settled) return
         job.settled = true
@@ -162,8 +167,8 @@ export class WorkerPool<R = unknown> {
   }
 
   private budget(): number {
-    const b = this.opts.memoryBudgetBytes
-    return typeof b === 'function' ? b() : b ?? Infinity
+    const b = this.opts.memoryBudgetBytes ?? memoryBudgetBytes(DEFAULT_HOST_LIMITS)
+    return typeof b === 'function' ? b() : b
   }
 
   private pump(): void {

@@ -3,10 +3,11 @@
  * context every view is built with.
  */
 import type {
-  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
 import type { Store } from './store'
+import type { SampleSelector } from '../../shared/explain'
 
 export interface DocState {
   name: string
@@ -42,6 +43,8 @@ export interface ProgressState {
   runId: string
   status: RunStatus
   jobs: JobView[]
+  /** A precision run: each variant's seeds and current half-width. */
+  precision?: PrecisionResult
 }
 
 /** Overrides from the run bar (seeds-input, duration-input, published); null keeps the scenario's. */
@@ -50,6 +53,8 @@ export interface RunOptions {
   durationMs: number | null
   /** Run the published baselines' settings (the CLI's --published). */
   published: boolean
+  /** `WORKLOAD.METRIC:PCT` (precision-input): add seeds until the interval is that tight; null: off. */
+  precision: string | null
 }
 
 /** One column of a comparison: a variant of a saved run. */
@@ -62,6 +67,19 @@ export interface Comparison {
   columns: CompareColumnData[]
   /** Index into columns of the column the others are compared against. */
   baseline: number
+}
+
+/** A moment to explain on the timeline: a latency sample of a workload, or an unreasonable-idle event. */
+export interface ExplainTarget {
+  run: StoredRun
+  variant: string
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+  /** Default: the seed the clicked figure comes from. */
+  seed?: number
+  /** Bumped on each click (the same cell clicked again explains again). */
+  seq: number
 }
 
 export interface ProblemLine {
@@ -93,7 +111,11 @@ export interface WorkbenchState {
   progress: ProgressState | null
   runs: RunSummary[]
   shownRun: StoredRun | null
+  /** The sweep in the Sweep tab (a StoredRun with `sweep`). */
+  shownSweep: StoredRun | null
   comparison: Comparison | null
+  /** What the Timeline tab explains (set by a click on a result). */
+  explain: ExplainTarget | null
   /** The right pane's tab (a TabView id). */
   tab: string
   /** One entry per source (scenario, run, store, op:...). */
@@ -114,12 +136,14 @@ export function initialState(): WorkbenchState {
     validation: { state: 'empty', hash: '' },
     variants: [],
     unchecked: [],
-    runOptions: { seeds: null, durationMs: null, published: false },
+    runOptions: { seeds: null, durationMs: null, published: false, precision: null },
     runningId: null,
     progress: null,
     runs: [],
     shownRun: null,
+    shownSweep: null,
     comparison: null,
+    explain: null,
     tab: 'results',
     problems: {},
     reveal: null
@@ -135,16 +159,22 @@ export interface Actions {
   /** The editor's text changed by the user. */
   edited(text: string): void
   run(): Promise<void>
+  /** Run the scenario on this machine's kernel (where the host allows it). */
+  runReal(): Promise<void>
   cancel(): Promise<void>
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void
   openRun(id: string): Promise<void>
+  /** Show one cell of a sweep as a run in Results. */
+  openSweepCell(sweep: StoredRun, cell: number): void
   renameRun(id: string, name: string): Promise<void>
   deleteRun(id: string): Promise<void>
   pinBaseline(id: string | null): Promise<void>
   loadRunScenario(id: string): Promise<void>
   compareRuns(ids: string[]): Promise<void>
   showComparison(columns: CompareColumnData[], baseline: number): void
+  /** Open the Timeline tab at a clicked moment and explain it. */
+  explain(target: Omit<ExplainTarget, 'seq'>): void
   exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string): Promise<void>
   exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
   selectTab(id: string): void

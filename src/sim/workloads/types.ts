@@ -33,6 +33,11 @@ export interface WorkloadHost {
   at(atNs: number, fn: () => void): void
   /** A vCPU stall: cpu executes nothing for `ns` from now (its task, interrupts, wakeups wait). */
   stallCpu(cpu: number, ns: number): void
+  /**
+   * kernel.coalesce: run operations that wake and block no one as one run of their summed
+   * work (false: one by one, the validation mode).
+   */
+  readonly coalesce: boolean
 }
 
 export interface WorkloadInstance {
@@ -44,4 +49,6 @@ export interface WorkloadInstance {
   done(): boolean
   /** Workload-level results beyond the latency aggregated over its tasks by the kernel. */
   report(host: WorkloadHost, out: WorkloadResult): void
+  /** Forget what was measured so far: the end of a discarded warm-up at `nowNs` (replicas). */
+  resetStats?(nowNs: number): void
 }

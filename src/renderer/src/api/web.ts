@@ -4,7 +4,7 @@ import {
 } from '../../../shared/ipc'
 import { SERVICE_METHODS } from '../../../shared/ipc'
 import { download, pickTextFile } from './browser-files'
-import { MAX_MESSAGE_BYTES, formatMb, scenarioTooLarge, utf8Length } from '../../../shared/limits'
+import { MAX_MESSAGE_BYTES, formatMb, scenarioTooLarge, traceTooLarge, utf8Length } from '../../../shared/limits'
 
 /**
  * The renderer's API in a browser, against `schedlab serve`: service methods travel over the
@@ -19,7 +19,7 @@ export function closeReason(code: number): string {
 }
 
 /** Methods whose first argument is (or carries, as `text`) scenario text. */
-const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun'])
+const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun', 'startRealRun'])
 
 /**
  * Why a call must not be sent, or null. Checked here because the host cannot answer a message
@@ -30,6 +30,10 @@ function refusal(method: string, args: unknown[], wire: string): string | null {
     const a = args[0]
     const text = typeof a === 'string' ? a : typeof a === 'object' && a !== null ? (a as { text?: unknown }).text : undefined
     const big = typeof text === 'string' ? scenarioTooLarge(text) : null
+    if (big) return big
+  }
+  if (method === 'importTrace' && typeof args[0] === 'string') {
+    const big = traceTooLarge(args[0])
     if (big) return big
   }
   const bytes = wire.length > MAX_MESSAGE_BYTES ? wire.length : utf8Length(wire)
@@ -110,6 +114,10 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
       const f = await pickTextFile('.json,application/json')
       return f ? service.importRtApp(f.text, f.name) : null
     },
+    async importTraceFile() {
+      const f = await pickTextFile('.txt,.trace,.log,.gz,text/plain')
+      return f ? service.importTrace(f.text, f.name) : null
+    },
     async saveScenario(doc: ScenarioDoc) {
       const name = /\.jsonc?$/i.test(doc.name) ? doc.name : `${doc.name}.json`
       download(name, new Blob([doc.text], { type: 'application/json' }))
@@ -119,6 +127,14 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
       const c = await service.exportContent(req)
       download(c.fileName, new Blob([c.text], { type: c.mime }))
       return { saved: true, name: c.fileName }
+    },
+    async exportPerfetto(req): Promise<ExportOutcome> {
+      const t = await service.perfettoTrace(req)
+      const bin = atob(t.base64)
+      const bytes = new Uint8Array(bin.length)
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
+      download(t.fileName, new Blob([bytes], { type: 'application/octet-stream' }))
+      return { saved: true, name: t.fileName }
     },
     async exportPng(name, png): Promise<ExportOutcome> {
       const file = name.toLowerCase().endsWith('.png') ? name : `${name}.png`

@@ -1,11 +1,12 @@
-import { h, replace } from '../dom'
+import { h } from '../dom'
 import type { JobView, ProgressState, ViewContext } from '../state'
 
 /** One progress bar per (variant, seed) job of the last run started from this window. */
 export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const head = h('div', { class: 'progress-head' })
+  const precision = h('div', { class: 'progress-precision', 'data-testid': 'precision-progress', hidden: true })
   const rows = h('div', { class: 'progress-rows' })
-  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, rows)
+  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
   const bars = new Map<string, { bar: HTMLProgressElement; label: HTMLElement; row: HTMLElement }>()
   let runId: string | null = null
 
@@ -26,16 +27,25 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     if (p.runId !== runId) {
       runId = p.runId
       bars.clear()
-      replace(rows, p.jobs.map(({ info }) => {
-        const bar = h('progress', { max: 1000, value: 0, 'aria-label': `${info.variant} seed ${info.seed}` })
-        const label = h('span', { class: 'pct' }, 'queued')
-        const row = h('div', { class: 'progress-row', 'data-state': 'queued', 'data-job': info.jobId },
-          h('span', { class: 'job-name', title: info.variant }, `${info.variant} · seed ${info.seed}`), bar, label)
-        bars.set(info.jobId, { bar, label, row })
-        return row
-      }))
+      rows.replaceChildren()
+    }
+    // a precision run adds jobs as it goes
+    for (const { info } of p.jobs) {
+      if (bars.has(info.jobId)) continue
+      const bar = h('progress', { max: 1000, value: 0, 'aria-label': `${info.variant} seed ${info.seed}` })
+      const label = h('span', { class: 'pct' }, 'queued')
+      const row = h('div', { class: 'progress-row', 'data-state': 'queued', 'data-job': info.jobId },
+        h('span', { class: 'job-name', title: info.cell ? `${info.variant}, ${info.cell.label}` : info.variant },
+          `${info.variant} · seed ${info.seed}${info.cell ? ` · cell ${info.cell.index}` : ''}`), bar, label)
+      bars.set(info.jobId, { bar, label, row })
+      rows.append(row)
     }
     for (const j of p.jobs) paint(j)
+    precision.hidden = !p.precision
+    if (p.precision) {
+      precision.textContent = `precision ${p.precision.target}: ` + p.precision.variants.map((v) =>
+        `${v.name} ${v.seeds} seed${v.seeds === 1 ? '' : 's'} ${v.halfWidthPct === null ? '(no interval yet)' : `±${v.halfWidthPct.toFixed(1)} %`}${v.reached ? ' ✓' : ''}`).join(' · ')
+    }
     el.hidden = false
     el.dataset.runId = p.runId
     el.dataset.status = p.status

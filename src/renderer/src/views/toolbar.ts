@@ -19,8 +19,16 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   const docName = h('span', { class: 'doc-name', 'data-testid': 'doc-name' }, 'untitled')
   const dirtyMark = h('span', { class: 'dirty', 'data-testid': 'dirty-indicator', title: 'Unsaved changes', hidden: true }, '●')
   const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
+  const realBtn = h('button', { 'data-testid': 'run-real-button', title: 'Run the scenario on this machine\'s kernel (schedlab real)', disabled: true, onclick: () => void actions.runReal() }, '▶ Real')
   const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc)', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
   const variants = createVariantsMenu(ctx)
+  // beside seeds and duration: stop adding seeds when this interval is tight enough
+  const precision = h('input', {
+    type: 'text', 'data-testid': 'precision-input', class: 'precision', size: 14, spellcheck: 'false',
+    placeholder: 'precision ct.p99:5', 'aria-label': 'Precision',
+    title: 'WORKLOAD.METRIC:PCT, e.g. cyclictest.p99:5: run seeds until every variant\'s 95 % interval of that figure is within PCT % of it (empty: the scenario\'s seeds)',
+    oninput: () => actions.setRunOptions({ precision: precision.value.trim() || null })
+  })
   const cmd = (c: Parameters<typeof actions.command>[0]) => () => void actions.command(c)
 
   const el = h('header', { class: 'toolbar' },
@@ -30,9 +38,10 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
       h('button', { 'data-testid': 'open-button', title: `Open a scenario (${MOD}+O)`, onclick: cmd('open') }, 'Open…'),
       h('button', { 'data-testid': 'save-button', title: `Save the scenario (${MOD}+S)`, onclick: cmd('save') }, 'Save'),
       h('button', { 'data-testid': 'import-button', title: 'Import an rt-app JSON file as a new scenario', onclick: cmd('import-rtapp') }, 'Import rt-app…'),
+      h('button', { 'data-testid': 'import-trace-button', title: 'Import an ftrace trace (tracefs, trace-cmd report, perf script, schedlab --trace) as a saved run', onclick: cmd('import-trace') }, 'Import trace…'),
       presetSelect),
     h('div', { class: 'group doc' }, dirtyMark, docName),
-    h('div', { class: 'group run' }, variants.el, runBtn, cancelBtn),
+    h('div', { class: 'group run' }, variants.el, precision, runBtn, realBtn, cancelBtn),
     h('div', { class: 'group end' },
       h('button', { class: 'icon', 'data-testid': 'theme-toggle', title: `Light/dark theme (${MOD}+Shift+L)`, 'aria-label': 'Toggle theme', onclick: cmd('toggle-theme') }, '◐'),
       h('button', { class: 'icon', 'data-testid': 'help-button', title: 'Keyboard shortcuts (F1)', 'aria-label': 'Keyboard shortcuts', onclick: cmd('shortcuts') }, '?')))
@@ -47,9 +56,15 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
     document.title = `${dirty ? '● ' : ''}${name} — schedlab`
     void ctx.api.setDirty(dirty).catch(() => undefined)
   }, { now: true, equals: shallowEqual })
-  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected }), ({ running, connected }) => {
+  store.watch((s) => s.runOptions.precision, (p) => {
+    if ((precision.value.trim() || null) !== p) precision.value = p ?? ''
+  }, { now: true })
+  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected, real: s.appInfo?.real }), ({ running, connected, real }) => {
     runBtn.disabled = running || !connected
     cancelBtn.disabled = !running || !connected
+    // where the machine cannot run scenarios for real, the button stays and says why
+    realBtn.disabled = running || !connected || !real?.available
+    realBtn.title = real?.available ? 'Run the scenario on this machine\'s kernel (schedlab real): each variant x seed as a repeat, measured from a trace' : `Real runs are not possible here: ${real?.reason ?? 'unknown'}`
   }, { now: true, equals: shallowEqual })
   return { el }
 }

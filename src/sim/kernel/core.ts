@@ -11,6 +11,8 @@
  * remote reschedule pays an IPI. Scheduling latency = switch-in complete - wakeup instant.
  */
 import { EventQueue } from '../engine/event-queue'
+// eq.pushKeyed slots (one live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu,
+// FAIR_SERVER 3n+cpu, TIMER 4n+task
 import { Prng } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
 import type { LatencyBatches } from '../metrics/batches'
@@ -999,7 +1001,7 @@ export class Kernel implements TaskContext {
       this.armedAt[t] = this.now
       this.armedLeft[t] = this.remaining[t]
     }
-    this.eq.pushPosted(end, EV_RUN_DONE, cpu, gen, at)
+    this.eq.pushKeyed(cpu, end, EV_RUN_DONE, cpu, gen, at)
   }
 
   // =============================================================================================
@@ -1191,7 +1193,7 @@ export class Kernel implements TaskContext {
     this.tickArmed[cpu] = 1
     const tick = this.cfg.tickNs
     const next = (Math.floor(this.now / tick) + 1) * tick
-    this.eq.push(next, EV_TICK, cpu, ++this.tickGen[cpu])
+    this.eq.pushKeyed(this.ncpus + cpu, next, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
   }
 
   /** sched_tick() */
@@ -1209,11 +1211,11 @@ export class Kernel implements TaskContext {
   }
 
   armHrtick(cpu: number, at: number): void {
-    this.eq.push(at, EV_HRTICK, cpu, ++this.hrtickGen[cpu])
+    this.eq.pushKeyed(2 * this.ncpus + cpu, at, EV_HRTICK, cpu, ++this.hrtickGen[cpu], this.now)
   }
 
   armFairServer(cpu: number, at: number, gen: number): void {
-    this.eq.push(at, EV_FAIR_SERVER, cpu, gen)
+    this.eq.pushKeyed(3 * this.ncpus + cpu, at, EV_FAIR_SERVER, cpu, gen, this.now)
   }
 
   /** Queue work on cpu's stopper: it preempts whatever runs there (after an IPI if remote). */
@@ -1485,7 +1487,7 @@ export class Kernel implements TaskContext {
         this.timerAt[t] = arg
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
-        this.eq.push(arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t])
+        this.eq.pushKeyed(4 * this.ncpus + t, arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t], this.now)
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
         break
@@ -1632,7 +1634,7 @@ export class Kernel implements TaskContext {
         const opDur = Math.ceil(op / this.cpuRate[cpu])
         if (this.lastStallAt[cpu] < this.now - opDur) at = this.now + stall - opDur
       }
-      this.eq.pushPosted(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
+      this.eq.pushKeyed(cpu, this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
       return
     }
     if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
@@ -1672,7 +1674,7 @@ export class Kernel implements TaskContext {
     this.thisCpu = cpu
     this.schedulerTick(cpu)
     this.thisCpu = prevThis
-    this.eq.push(this.now + this.cfg.tickNs, EV_TICK, cpu, ++this.tickGen[cpu])
+    this.eq.pushKeyed(this.ncpus + cpu, this.now + this.cfg.tickNs, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
   }
 
   private onHrtick(cpu: number): void {

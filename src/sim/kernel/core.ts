@@ -11,6 +11,8 @@
  * remote reschedule pays an IPI. Scheduling latency = switch-in complete - wakeup instant.
  */
 import { EventQueue } from '../engine/event-queue'
+// eq.pushKeyed slots (one live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu,
+// FAIR_SERVER 3n+cpu, TIMER 4n+task
 import { Prng } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
 import type { LatencyBatches } from '../metrics/batches'
@@ -1010,7 +1012,7 @@ export class Kernel implements TaskContext {
       this.armedAt[t] = this.now
       this.armedLeft[t] = this.remaining[t]
     }
-    this.eq.pushPosted(end, EV_RUN_DONE, cpu, gen, at)
+    this.eq.pushKeyed(cpu, end, EV_RUN_DONE, cpu, gen, at)
   }
 
   // =============================================================================================
@@ -1203,7 +1205,7 @@ export class Kernel implements TaskContext {
     this.tickArmed[cpu] = 1
     const tick = this.cfg.tickNs
     const next = (Math.floor(this.now / tick) + 1) * tick
-    this.eq.push(next, EV_TICK, cpu, ++this.tickGen[cpu])
+    this.eq.pushKeyed(this.ncpus + cpu, next, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
   }
 
   /** sched_tick() */
@@ -1221,11 +1223,11 @@ export class Kernel implements TaskContext {
   }
 
   armHrtick(cpu: number, at: number): void {
-    this.eq.push(at, EV_HRTICK, cpu, ++this.hrtickGen[cpu])
+    this.eq.pushKeyed(2 * this.ncpus + cpu, at, EV_HRTICK, cpu, ++this.hrtickGen[cpu], this.now)
   }
 
   armFairServer(cpu: number, at: number, gen: number): void {
-    this.eq.push(at, EV_FAIR_SERVER, cpu, gen)
+    this.eq.pushKeyed(3 * this.ncpus + cpu, at, EV_FAIR_SERVER, cpu, gen, this.now)
   }
 
   /** Queue work on cpu's stopper: it preempts whatever runs there (after an IPI if remote). */
@@ -1497,7 +1499,7 @@ export class Kernel implements TaskContext {
         this.timerAt[t] = arg
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
-        this.eq.push(arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t])
+        this.eq.pushKeyed(4 * this.ncpus + t, arg + this.timerSlack(t), EV_TIMER, t, ++this.timerGen[t], this.now)
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
         break
@@ -1616,7 +1618,11 @@ export class Kernel implements TaskContext {
         return false
     }
     if (cpu < 0 || this.stallUntil[cpu] <= this.now) return false
-    this.eq.push(this.stallUntil[cpu], kind, target, gen)
+    // an event posted under a slot goes back under it, so that a re-arm still replaces it
+    const n = this.ncpus
+    const slot = kind === EV_TICK ? n + target : kind === EV_HRTICK ? 2 * n + target : kind === EV_FAIR_SERVER ? 3 * n + target : kind === EV_TIMER ? 4 * n + target : -1
+    if (slot >= 0) this.eq.pushKeyed(slot, this.stallUntil[cpu], kind, target, gen, this.now)
+    else this.eq.push(this.stallUntil[cpu], kind, target, gen)
     return true
   }
 
@@ -1691,7 +1697,7 @@ export class Kernel implements TaskContext {
         const opDur = Math.ceil(op / this.cpuRate[cpu])
         if (this.lastStallAt[cpu] < this.now - opDur) at = this.now + stall - opDur
       }
-      this.eq.pushPosted(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
+      this.eq.pushKeyed(cpu, this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
       return
     }
     if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
@@ -1733,7 +1739,7 @@ export class Kernel implements TaskContext {
     this.thisCpu = prevThis
     // the next tick stays on the jiffy grid, also after one delivered late (a vCPU stall)
     const tick = this.cfg.tickNs
-    this.eq.push((Math.floor(this.now / tick) + 1) * tick, EV_TICK, cpu, ++this.tickGen[cpu])
+    this.eq.pushKeyed(this.ncpus + cpu, (Math.floor(this.now / tick) + 1) * tick, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
   }
 
   private onHrtick(cpu: number): void {

@@ -48,7 +48,7 @@ export class Channel {
   reserved = 0
   readonly readers = new WaitQueue()
   readonly writers = new WaitQueue()
-  /** Coalesced batches with operations on this channel not applied yet (hackbench-batch.ts). */
+  /** Coalesced workers using this channel (hackbench-batch.ts): their batches may have operations on it not applied yet. */
   readonly lazy: BatchWorker[] = []
   /** Writes those batches will begin later (each will take a slot). */
   lazyWrites = 0

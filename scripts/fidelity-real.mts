@@ -256,7 +256,11 @@ function report(sims: Map<string, SimCase>): void {
   L.push('## Method', '')
   L.push(`- Each case is one scenario (scripts/fidelity-real/cases.ts). The load starts at once; cyclictest (\`-t1 -i 2777 --policy other\` unless the case says otherwise) starts ${WARMUP_US / 1e6} s later and measures for ${(DURATION_MS - WARMUP_US / 1000) / 1000} s.`)
   L.push(`- Real: ${REPEATS} clean repeats per case, the cases taken round robin; a run starts only after the machine was quiet (others under 0.1 CPU for 2 s); a run is contaminated when processes that are not ours used more than 0.08 CPU-s per second of run (from /proc), and is repeated (at most ${MAX_ATTEMPTS} attempts per case and invocation) and set aside. Latency is from the trace (requested hrtimer expiry to sched_switch), as \`schedlab analyze\` reads it.`)
-  L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).`)
+  const sameSeeds = cases.filter((c) => {
+    const ps = sims.get(c.id)?.perSeed ?? []
+    return ps.length > 1 && ps.every((p) => JSON.stringify(p) === JSON.stringify(ps[0]))
+  })
+  L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).${sameSeeds.length ? ` In ${sameSeeds.length} of ${cases.length} cases every seed gives the same figures: nothing in those scenarios' model is random on topology "host" (no modeled background noise), so the seeds do not stand for the run-to-run noise of the real kernel.` : ''}`)
   L.push('- "inside": the simulated value lies in the real range (min..max over the clean repeats) widened by half its width on each side.')
   L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change, = otherwise.', '')
 
@@ -268,6 +272,17 @@ function report(sims: Map<string, SimCase>): void {
     for (const m of metricsOf(c.kind)) {
       const r = rangeOf(runs, m)
       L.push(`| ${c.id} | ${LABEL[m]} | ${r?.n ?? 0} | ${r ? fmt(r.lo) : '-'} | ${r ? fmt(r.hi) : '-'} | ${r && r.lo > 0 ? `${(r.hi / r.lo).toFixed(2)}x` : '-'} | ${m === metricsOf(c.kind)[0] ? aside.map((a) => a.foreignCpuSec).join(', ') || '-' : ''} |`)
+    }
+  }
+  L.push('')
+
+  L.push('## Every real run', '')
+  L.push('Foreign CPU: CPU time of processes that were not ours during the run (from /proc); the run is contaminated above the threshold and set aside. Steal: time the hypervisor ran something else on our vCPUs (/proc/stat), which no process here accounts for.', '')
+  L.push('| case | attempt | when (UTC) | foreign CPU-s (threshold) | steal CPU-s | load before -> after | contaminated | largest foreign process | lost events | trace vs cyclictest (us) |', '|---|---|---|---|---|---|---|---|---|---|')
+  for (const c of cases) {
+    for (const r of real.get(c.id) ?? []) {
+      const top = (r.host.foreignTop as { comm: string; cpuSec: number }[] | undefined)?.[0]
+      L.push(`| ${c.id} | ${r.attempt} | ${r.when.slice(11, 19)} | ${r.foreignCpuSec} (${String(r.host.contaminationThresholdSec ?? '-')}) | ${String(r.host.stealSec ?? '-')} | ${r.host.loadavg.before[0]} -> ${r.host.loadavg.after[0]} | ${r.contaminated ? 'yes' : 'no'} | ${top ? `${top.comm.replaceAll('|', '/')} ${top.cpuSec} s` : '-'} | ${r.lostEvents ?? '-'} | ${r.crossCheckMaxDiffUs !== undefined ? `within ${fmt(r.crossCheckMaxDiffUs)}` : '-'} |`)
     }
   }
   L.push('')
@@ -299,9 +314,10 @@ function report(sims: Map<string, SimCase>): void {
     if (cc.length > 0) {
       const own = (m: Metric): string => {
         const xs = runs.map((r) => r.cyclictestUs?.[m]).filter((x): x is number => typeof x === 'number')
-        return xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '?'
+        return xs.length === 0 ? '?' : xs.length === 1 ? fmt(xs[0]) : `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}`
       }
-      L.push('', `cyclictest's own histogram against the trace: within ${fmt(Math.max(...cc))} us at every percentile (worst of ${cc.length} runs)${runs.some((r) => r.cyclictestUs) ? `; its own p50/p90/p99/p99.9: ${metricsOf(c.kind).map(own).join(' / ')}` : ''}.`)
+      const withOwn = runs.filter((r) => r.cyclictestUs).length
+      L.push('', `cyclictest's own histogram against the trace: within ${fmt(Math.max(...cc))} us at every percentile (worst of ${cc.length} runs)${withOwn ? `; its own p50/p90/p99/p99.9 (kept for ${withOwn} of the ${runs.length} runs): ${metricsOf(c.kind).map(own).join(' / ')}` : ''}.`)
     }
     L.push('')
   }

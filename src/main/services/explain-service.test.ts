@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import protobuf from 'protobufjs'
 import { createBackend, type Backend } from './backend'
 import { MemoryKv, TSX_WORKER_ARGV, tempDir } from './test-helpers'
@@ -88,5 +90,26 @@ describe('explain service (worker pool)', () => {
     expect(noWl.ok ? '' : noWl.error).toMatch(/no workload "nope"/)
     const trace = await call('perfettoTrace', [{ runId, variant: 'base', seed: 1, startNs: 5, endNs: 1 }])
     expect(trace.ok ? '' : trace.error).toMatch(/startNs must be before endNs/)
+  })
+
+  it('shows an imported trace\'s maximum with the CPUs\' timeline around it, and refuses what a trace cannot explain', async () => {
+    const file = join(__dirname, '../../trace/fixtures/real-6.18.44.trace.txt.gz')
+    const imported = await backend.service.importTrace(gunzipSync(readFileSync(file)).toString('utf8'), 'real-6.18.44.trace.txt')
+    if (!imported.ok) throw new Error(imported.problem.message)
+    const run = await backend.service.getRun(imported.run.id)
+    const v = run.results[0]
+    const saved = v.workloads.find((w) => w.name === 'cyclictest')!
+    const e = await backend.service.explain({ runId: run.id, variant: v.name, seed: v.seed, workload: 'cyclictest', sample: 'max' })
+    expect(e.measured).toBe('trace')
+    expect(e.sample.latencyUs).toBeCloseTo(saved.latencyUs.max, 2)
+    expect(e.decisions).toEqual([])
+    expect(e.summary).toMatch(/records no scheduler decisions/)
+    expect(e.lanes!.length).toBe(v.cpus.length)
+    const lane = e.lanes!.find((l) => l.cpu === e.sample.cpu)!
+    expect(lane.slices.some((x) => x.task === e.sample.task && x.startNs === e.sample.ranNs)).toBe(true)
+    await expect(backend.service.explain({ runId: run.id, variant: v.name, seed: v.seed, workload: 'cyclictest', sample: 'p99' }))
+      .rejects.toThrow(/is an imported trace: a real kernel records no scheduler decisions.*maximum only/)
+    await expect(backend.service.perfettoTrace({ runId: run.id, variant: v.name, seed: v.seed, startNs: e.window.startNs, endNs: e.window.endNs }))
+      .rejects.toThrow(/only simulated runs/)
   })
 })

@@ -1,5 +1,5 @@
 import type { ExplainRequest, StoredRun, TraceContent, TraceExportRequest } from '../../shared/ipc'
-import type { ExplainResult } from '../../shared/explain'
+import type { ExplainResult, TraceTimeline } from '../../shared/explain'
 import type { VariantResult } from '../../shared/result'
 import type { WorkerPool } from './worker-pool'
 import * as scenarios from './scenario-service'
@@ -45,6 +45,8 @@ export class ExplainService {
   }
 
   async explain(req: ExplainRequest): Promise<ExplainResult> {
+    const measured = await this.measured(req)
+    if (measured) return measured
     const { run, spec } = await this.spec(req.runId, req.variant, req.seed)
     if (req.workload !== undefined && !spec.scenario.workloads.some((w) => w.name === req.workload)) {
       throw new Error(`run ${req.runId} has no workload "${req.workload}"`)
@@ -63,10 +65,54 @@ export class ExplainService {
     return e
   }
 
+  /**
+   * A real run or an imported trace: nothing to re-run and no decisions, but the analyzer kept
+   * the timeline around each workload's maximum (src/trace/worst-window.ts), which the
+   * workbench shows, alone or aligned with a simulated run's. Null for simulated runs.
+   */
+  private async measured(req: ExplainRequest): Promise<ExplainResult | null> {
+    const run = await this.getRun(req.runId)
+    if (run.source !== 'real' && run.source !== 'trace') return null
+    const what = run.source === 'real' ? 'was measured on this machine\'s kernel' : 'is an imported trace'
+    const refuse = (why: string): never => {
+      throw new Error(`run ${req.runId} ${what}: a real kernel records no scheduler decisions, so only simulated runs can be explained; ${why}`)
+    }
+    if (req.idle) refuse('nor does a trace count unreasonable idle')
+    if ((req.sample ?? 'max') !== 'max') refuse('its timeline is kept around each workload\'s maximum only (click the max)')
+    const r = run.results.find((x) => x.name === req.variant && x.seed === req.seed)
+    const tl = r?.timelines?.find((t) => t.workload === req.workload)
+    if (!tl) refuse(`this run kept no timeline of "${req.workload}" (runs saved before schedlab kept them, or a workload without samples)`)
+    return measuredExplanation(run, req.variant, req.seed, tl!, run.source)
+  }
+
   async perfettoTrace(req: TraceExportRequest): Promise<TraceContent> {
     const { spec } = await this.spec(req.runId, req.variant, req.seed)
     const bytes = await this.job<Uint8Array>({ job: 'perfetto', ...spec, startNs: req.startNs, endNs: req.endNs })
     const slug = `${spec.scenario.name}-${req.variant}-seed${req.seed}`.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 150) || 'trace'
     return { fileName: `${slug}.perfetto-trace`, base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') }
+  }
+}
+
+/** A measured maximum as an explanation without decisions: the sample, the window, every CPU's lane. */
+export function measuredExplanation(run: StoredRun, variant: string, seed: number, tl: TraceTimeline, source: 'real' | 'trace'): ExplainResult {
+  const where = source === 'real' ? 'measured on this machine\'s kernel' : `read from the trace ${run.scenarioFile}`
+  const waits = tl.lanes.length > 0 ? [{ task: tl.sample.task, cpu: tl.sample.cpu, readyNs: tl.sample.readyNs, ranNs: tl.sample.ranNs }] : []
+  return {
+    scenario: run.scenarioName,
+    variant,
+    seed,
+    workload: tl.workload,
+    selector: 'max',
+    sample: { ...tl.sample, index: -1 },
+    summary: `${tl.sample.task} became runnable at ${(tl.sample.readyNs / 1e9).toFixed(6)} s and ran on CPU ${tl.sample.cpu} ${tl.sample.latencyUs} us later (${where}). A real kernel records no scheduler decisions: the timeline shows what ran on each CPU meanwhile. Align a simulated run below it (Align with…) to compare; its own maximum, clicked, is explained.${tl.truncated ? ' The window held more slices than are kept: its end is missing.' : ''}`,
+    cause: '',
+    causes: [],
+    window: tl.window,
+    cpus: [tl.sample.cpu],
+    timeline: tl.lanes.filter((l) => l.cpu === tl.sample.cpu),
+    decisions: [],
+    lanes: tl.lanes,
+    waits,
+    measured: source
   }
 }

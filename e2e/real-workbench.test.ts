@@ -130,5 +130,17 @@ describe.skipIf(missing !== null)('real runs and trace import in the workbench',
     await expect.poll(() => timeline.getAttribute('data-rows'), { timeout: 120_000 }).toBe('2')
     mkdirSync(ARTIFACTS, { recursive: true })
     await pane.screenshot({ path: join(ARTIFACTS, 'timeline-trace-vs-sim.png') })
+
+    // from Compare: one click on the other column's maximum shows it with the baseline's below
+    const simId = await page.getByTestId('run-progress').getAttribute('data-run-id')
+    const traceId = await page.locator('[data-testid="history-item"][data-source="trace"]').getAttribute('data-run-id')
+    for (const id of [simId, traceId]) await page.locator(`[data-testid="history-item"][data-run-id="${id}"] input.select`).check()
+    await page.getByTestId('compare-selected').click()
+    const cmp = page.locator('[data-testid="compare-table"] table[data-workload="cyclictest"]')
+    await expect.poll(() => cmp.count()).toBe(1)
+    await page.getByTestId('timeline-pane').evaluate((el) => el.setAttribute('data-state', 'stale'))
+    await cmp.locator('tr[data-metric="max"] td[data-col="1"]').click()
+    await expect.poll(() => pane.getAttribute('data-state'), { timeout: 120_000 }).toBe('shown')
+    await expect.poll(() => timeline.getAttribute('data-rows'), { timeout: 120_000 }).toBe('2')
   }, 300_000)
 })

@@ -113,6 +113,7 @@ export class TimelinePane {
       this.draw()
       this.el.dataset.state = 'shown'
       void this.fillCompare(target.run)
+      if (target.alignWith) await this.compareWith(target.alignWith.runId, target.alignWith.variant)
     } catch (err) {
       if (seq !== this.seq) return
       this.el.dataset.state = 'error'

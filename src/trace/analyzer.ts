@@ -414,7 +414,7 @@ export class TraceAnalyzer implements TraceSink {
         if (t.running === cpu) open.push({ cpu, task: taskName(t), startNs: t.runStart === FROM_START ? this.firstTs : t.runStart, endNs: end })
       }
     })
-    return this.worst!.finish(open, (pid) => workloadOf.get(pid), (w) => workloads.find((x) => x.name === w)?.latencyUs.max ?? -1)
+    return this.worst!.finish(open, (pid) => workloadOf.get(pid), workloads.map((w) => ({ name: w.name, maxUs: w.latencyUs.max, count: w.latencyUs.count })))
   }
 
   /** Our own traces mark tasks whose latency the run does not count (hogs, noise threads). */

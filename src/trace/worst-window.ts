@@ -6,7 +6,7 @@ import type { CpuLane, TimelineSlice, TraceTimeline } from '../shared/explain'
  * Every CPU keeps the slices and idle spans of the last RING_NS; when a workload's sample
  * beats its maximum so far, the window [readyNs - BEFORE_NS, ranNs + AFTER_NS] is copied from
  * the rings and then filled as the trace goes on. Memory: the rings plus one window per
- * workload, each capped at MAX_SLICES. The workbench shows it beside a simulated run's
+ * workload, each capped at MAX_SLICES; the result keeps MAX_WINDOWS of them. The workbench shows it beside a simulated run's
  * timeline, aligned on the maxima (a real kernel records no decisions to explain).
  */
 
@@ -15,6 +15,8 @@ const AFTER_NS = 1_000_000
 /** Waits longer than this lose the beginning of their window (the ring no longer has it). */
 const RING_NS = 50_000_000
 const MAX_SLICES = 20_000
+/** Windows kept, for the workloads with the most samples (an imported trace groups every comm). */
+const MAX_WINDOWS = 16
 
 interface Span {
   cpu: number
@@ -83,9 +85,10 @@ export class WorstWindows {
    * The windows, one per final workload. `openSpans`: what still runs at the trace's end.
    * `workloadOf` gives a task's final workload (a trace may name its tasks' workloads only at
    * its end): each workload gets the window of the longest sample among the groups' maxima
-   * that are its tasks', if that is its maximum `maxUs` (else none: the window was not kept).
+   * that are its tasks', if that is its maximum (else none: the window was not kept).
+   * `workloads`: the final workloads' maxima and sample counts.
    */
-  finish(openSpans: Span[], workloadOf: (pid: number) => string | undefined, maxUs: (workload: string) => number): TraceTimeline[] {
+  finish(openSpans: Span[], workloadOf: (pid: number) => string | undefined, workloads: readonly { name: string; maxUs: number; count: number }[]): TraceTimeline[] {
     for (const s of openSpans) for (const c of this.open) if (s.startNs < c.endNs && s.endNs > c.startNs) this.add(c, s)
     this.open.clear()
     const best = new Map<string, Capture>()
@@ -95,7 +98,12 @@ export class WorstWindows {
       const b = best.get(w)
       if (!b || c.sample.latencyUs > b.sample.latencyUs) best.set(w, c)
     }
-    return [...best.entries()].filter(([w, c]) => Math.abs(c.sample.latencyUs - maxUs(w)) < 0.0015).map(([workload, c]) => {
+    const kept = workloads
+      .filter((w) => w.count > 0 && Math.abs((best.get(w.name)?.sample.latencyUs ?? -1) - w.maxUs) < 0.0015)
+      .sort((a, b) => b.count - a.count)
+      .slice(0, MAX_WINDOWS)
+    return kept.map(({ name: workload }) => {
+      const c = best.get(workload)!
       const lanes: CpuLane[] = []
       const lane = (cpu: number): CpuLane => {
         let l = lanes.find((x) => x.cpu === cpu)

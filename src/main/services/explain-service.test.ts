@@ -7,6 +7,10 @@ import { createBackend, type Backend } from './backend'
 import { MemoryKv, TSX_WORKER_ARGV, tempDir } from './test-helpers'
 import { API_ARGS } from '../../shared/ipc-schemas'
 import { createDispatcher } from './dispatch'
+import { ExplainService } from './explain-service'
+import { WorkerPool } from './worker-pool'
+import type { StoredRun } from '../../shared/ipc'
+import type { VariantResult } from '../../shared/result'
 import { explainSample } from '../../sim/explain'
 import { parseScenario, expandRuns } from '../../sim/scenario'
 
@@ -111,5 +115,32 @@ describe('explain service (worker pool)', () => {
       .rejects.toThrow(/is an imported trace: a real kernel records no scheduler decisions.*maximum only/)
     await expect(backend.service.perfettoTrace({ runId: run.id, variant: v.name, seed: v.seed, startNs: e.window.startNs, endNs: e.window.endNs }))
       .rejects.toThrow(/only simulated runs/)
+  })
+
+  it('reports a re-run\'s progress under its request id, and stops it when asked', async () => {
+    // a long run (a minute simulated): its explanation takes long enough to be stopped midway
+    const text = JSON.stringify({ ...JSON.parse(TEXT), durationMs: 60_000 })
+    const run = { id: 'long', source: 'sim', scenarioText: text, scenarioFile: 'long.json', seeds: [1], results: [], version: 'test' } as unknown as StoredRun
+    const pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1, progressIntervalMs: 10 })
+    try {
+      const progress: number[] = []
+      let canceled: Promise<boolean> | null = null
+      const requestId = 'test-long'
+      const explainer: ExplainService = new ExplainService(pool, async () => run, (event, payload) => {
+        if (event !== 'explain-progress') return
+        const p = payload as { requestId: string; simNs: number; durationNs: number }
+        expect(p.requestId).toBe(requestId)
+        progress.push(p.simNs / p.durationNs)
+        canceled ??= Promise.resolve(explainer.cancel(requestId))
+      })
+      // the workbench's Close: the explanation fails as canceled, and the request is gone
+      await expect(explainer.explain({ runId: 'long', variant: 'base', seed: 1, workload: 'ct', sample: 'max', requestId })).rejects.toThrow(/canceled/)
+      expect(await canceled, "cancel").toBe(true)
+      expect(progress.length).toBeGreaterThan(0)
+      expect(progress.filter((f) => !(f >= 0 && f <= 1))).toEqual([])
+      expect(explainer.cancel(requestId)).toBe(false)
+    } finally {
+      await pool.close()
+    }
   })
 })

@@ -1,7 +1,8 @@
 import type { ExplainRequest, StoredRun, TraceContent, TraceExportRequest } from '../../shared/ipc'
+import type { Emit } from './run-service'
 import type { ExplainResult, TraceTimeline } from '../../shared/explain'
 import type { VariantResult } from '../../shared/result'
-import type { WorkerPool } from './worker-pool'
+import type { JobHandle, WorkerPool } from './worker-pool'
 import * as scenarios from './scenario-service'
 import type { RunSpec } from './sim-adapter'
 
@@ -17,10 +18,21 @@ export type WorkerJob =
   | ({ job: 'perfetto' } & RunSpec & Pick<TraceExportRequest, 'startNs' | 'endNs'>)
 
 export class ExplainService {
+  /** Explanations under way by requestId (a long run's two passes take a while: they can be stopped). */
+  private readonly active = new Map<string, JobHandle<unknown>>()
+
   constructor(
     private readonly pool: WorkerPool<VariantResult>,
-    private readonly getRun: (id: string) => Promise<StoredRun>
+    private readonly getRun: (id: string) => Promise<StoredRun>,
+    private readonly emit?: Emit
   ) {}
+
+  cancel(requestId: string): boolean {
+    const h = this.active.get(requestId)
+    if (!h) return false
+    h.cancel()
+    return true
+  }
 
   private async spec(runId: string, variant: string, seed: number): Promise<{ run: StoredRun; spec: RunSpec }> {
     const run = await this.getRun(runId)
@@ -36,12 +48,23 @@ export class ExplainService {
     return { run, spec }
   }
 
-  private async job<T>(payload: WorkerJob): Promise<T> {
-    const handle = (this.pool as unknown as WorkerPool<T>).submit(payload)
-    const o = await handle.outcome
-    if (o.status === 'done') return o.result
-    if (o.status === 'canceled') throw new Error('the explanation was canceled')
-    throw new Error(o.message)
+  private async job<T>(payload: WorkerJob, requestId?: string): Promise<T> {
+    const emit = this.emit
+    const onProgress = requestId && emit ? (simNs: number, durationNs: number) => emit('explain-progress', { requestId, simNs, durationNs }) : undefined
+    const handle = (this.pool as unknown as WorkerPool<T>).submit(payload, { onProgress })
+    if (requestId) {
+      // a request named again replaces the one before (a second click on the same figure)
+      this.active.get(requestId)?.cancel()
+      this.active.set(requestId, handle)
+    }
+    try {
+      const o = await handle.outcome
+      if (o.status === 'done') return o.result
+      if (o.status === 'canceled') throw new Error('the explanation was canceled')
+      throw new Error(o.message)
+    } finally {
+      if (requestId && this.active.get(requestId) === handle) this.active.delete(requestId)
+    }
   }
 
   async explain(req: ExplainRequest): Promise<ExplainResult> {
@@ -51,7 +74,7 @@ export class ExplainService {
     if (req.workload !== undefined && !spec.scenario.workloads.some((w) => w.name === req.workload)) {
       throw new Error(`run ${req.runId} has no workload "${req.workload}"`)
     }
-    const e = await this.job<ExplainResult>({ job: 'explain', ...spec, workload: req.workload, sample: req.sample ?? 'max', idle: req.idle })
+    const e = await this.job<ExplainResult>({ job: 'explain', ...spec, workload: req.workload, sample: req.sample ?? 'max', idle: req.idle }, req.requestId)
     // a run saved by another version of the model is re-run by this one: say so if they differ
     const saved = run.results.find((r) => r.name === req.variant && r.seed === req.seed)
     const wl = saved?.workloads.find((w) => w.name === req.workload)

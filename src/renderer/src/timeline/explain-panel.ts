@@ -31,7 +31,16 @@ export class ExplainPanel {
 
   loading(what: string): void {
     this.el.dataset.state = 'loading'
-    replace(this.el, this.head(what), h('p', { class: 'hint' }, 'Re-running the variant with the decision recorder\u2026'))
+    replace(this.el, this.head(what),
+      h('p', { class: 'hint' }, 'Re-running the variant with the decision recorder (finding the sample, then recording around it)\u2026 ',
+        h('span', { 'data-testid': 'explain-progress' }, '')),
+      h('p', { class: 'hint' }, 'Close stops it.'))
+  }
+
+  /** The re-run's progress, 0..1 over both passes. */
+  progress(fraction: number): void {
+    const el = this.el.querySelector('[data-testid="explain-progress"]')
+    if (el) el.textContent = `${Math.floor(100 * Math.min(1, Math.max(0, fraction)))} %`
   }
 
   error(what: string, message: string): void {

@@ -1,6 +1,6 @@
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmdirSync, writeFileSync, writeSync, constants } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmdirSync, statSync, writeFileSync, writeSync, constants } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { parseEventFormat, type EventFormat } from '../trace/ring-buffer'
 import { RealRefusal } from './errors'
@@ -36,10 +36,58 @@ export function findTracefs(): string | null {
   return null
 }
 
-/** Find tracefs, or mount it on a private directory (root only). Refuses with the reason. */
+const PRIVATE_MOUNT = /^schedlab-tracefs-(?:(\d+)-)?/
+
+/**
+ * Whether a tracefs mount point is another run's private mount (openTracefs below): not to be
+ * shared, since its run unmounts it when done, and a run still reading it would keep it busy and
+ * leave it mounted for good. `pid` is the mounting process, when the name says (older runs did
+ * not name it).
+ */
+export function privateMountOf(path: string, tmp = tmpdir()): { pid: number | null } | null {
+  if (dirname(path) !== tmp) return null
+  const m = PRIVATE_MOUNT.exec(basename(path))
+  return m ? { pid: m[1] ? Number(m[1]) : null } : null
+}
+
+/**
+ * Unmount the private tracefs mounts of runs that are gone (killed before they could clean up,
+ * or unmounted while another run kept them busy). Unnamed ones (older runs) count as gone after
+ * an hour. A busy mount stays.
+ */
+function removeStaleMounts(): void {
+  for (const line of mounts()) {
+    const f = line.split(' ')
+    if (f[2] !== 'tracefs') continue
+    const p = privateMountOf(f[1])
+    if (!p) continue
+    let gone = p.pid !== null ? !existsSync(`/proc/${p.pid}`) : false
+    if (p.pid === null) {
+      try {
+        gone = Date.now() - statSync(f[1]).mtimeMs > 3_600_000
+      } catch {
+        gone = false
+      }
+    }
+    if (!gone || spawnSync('umount', [f[1]]).status !== 0) continue
+    try {
+      rmdirSync(f[1])
+    } catch {
+      // left for tmp cleaning
+    }
+  }
+}
+
+/**
+ * Find tracefs (not another run's private mount), or mount it on a private directory (root
+ * only). Refuses with the reason.
+ */
 export function openTracefs(): TracefsRoot {
-  const found = findTracefs()
-  if (found) return { path: found, mountedByUs: false }
+  removeStaleMounts()
+  for (const line of mounts()) {
+    const f = line.split(' ')
+    if (f[2] === 'tracefs' && !privateMountOf(f[1]) && existsSync(join(f[1], 'instances'))) return { path: f[1], mountedByUs: false }
+  }
   let supported = false
   try {
     supported = /\ttracefs$/m.test(readFileSync('/proc/filesystems', 'utf8'))
@@ -47,7 +95,7 @@ export function openTracefs(): TracefsRoot {
     // no /proc: not Linux, refused earlier
   }
   if (!supported) throw new RealRefusal('this kernel has no tracefs (CONFIG_TRACING); a real run needs its sched and hrtimer events')
-  const dir = mkdtempSync(join(tmpdir(), 'schedlab-tracefs-'))
+  const dir = mkdtempSync(join(tmpdir(), `schedlab-tracefs-${process.pid}-`))
   const r = spawnSync('mount', ['-t', 'tracefs', 'nodev', dir], { encoding: 'utf8' })
   if (r.status !== 0 || !existsSync(join(dir, 'instances'))) {
     try {

@@ -20,7 +20,8 @@ const exportReq = z.object({
   columns: z.array(column).min(1).max(64),
   format: z.enum(['csv', 'md', 'txt', 'json']),
   baseline: z.number().int().min(0).max(63),
-  title: z.string().max(500)
+  title: z.string().max(500),
+  metrics: z.array(z.enum(['count', 'avg', 'p50', 'p90', 'p99', 'p99_9', 'max', 'timeSec'])).max(8).optional()
 }).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
 
 export const SERVICE_ARGS = {
@@ -34,7 +35,10 @@ export const SERVICE_ARGS = {
     text,
     file: fileName,
     name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional()
+    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+    seeds: z.number().int().min(1).max(1000).optional(),
+    durationMs: z.number().int().min(1).max(86_400_000).optional(),
+    published: z.boolean().optional()
   })]),
   cancelRun: z.tuple([id]),
   listRuns: z.tuple([]),
@@ -43,7 +47,11 @@ export const SERVICE_ARGS = {
   deleteRun: z.tuple([id]),
   setBaseline: z.tuple([id.nullable()]),
   getSettings: z.tuple([]),
-  updateSettings: z.tuple([z.object({ theme: z.enum(['light', 'dark', 'system']).optional() }).strict()]),
+  updateSettings: z.tuple([z.object({
+    theme: z.enum(['light', 'dark', 'system']).optional(),
+    layout: z.object({ historyPx: z.number().finite().min(0).max(10_000), editorPct: z.number().finite().min(0).max(100) }).strict().optional(),
+    exportPrefs: z.object({ scale: z.union([z.literal(2), z.literal(3)]), theme: z.enum(['light', 'dark', 'shown']) }).strict().optional()
+  }).strict()]),
   exportContent: z.tuple([exportReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 

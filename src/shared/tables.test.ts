@@ -184,3 +184,20 @@ describe('chart data', () => {
     expect(edges.at(-1)).toBeCloseTo(1000)
   })
 })
+
+describe('wide text exports', () => {
+  it('wrap 8 columns into blocks under 100 columns, each with the row labels and every header', () => {
+    const labels = Array.from({ length: 8 }, (_, i) => `variant ${i} [run of cyclictest + hackbench, RB5 ${i}]`)
+    const cols = labels.map((label, i) => ({ label, results: [variant(label, 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ p99: 90 + i, max: 1000 + 100 * i }) }])] }))
+    const text = tablesToText(labels, buildTables(cols))
+    const lines = text.split('\n')
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(100)
+    const blocks = lines.filter((l) => l.startsWith('scheduling latency (us) for cyclictest'))
+    expect(blocks.length).toBeGreaterThan(1)
+    expect(blocks[0]).toMatch(/\(columns 1-\d of 8\)$/)
+    expect(lines.filter((l) => l.startsWith('99th Percentile (us)'))).toHaveLength(blocks.length)
+    for (const l of labels) for (const word of l.split(' ')) expect(text).toContain(word)
+    // a narrow table stays one block
+    expect(tablesToText(labels.slice(0, 2).map((_, i) => `v${i}`), buildTables(cols.slice(0, 2).map((c, i) => ({ ...c, label: `v${i}` }))))).not.toMatch(/columns 1-/)
+  })
+})

@@ -94,7 +94,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return s
     },
     getSettings: async () => settings.get(),
-    updateSettings: async (patch) => (patch.theme ? settings.setTheme(patch.theme) : settings.get()),
+    updateSettings: async (patch) => settings.update(patch),
     exportContent: (req) => exportContent(req, getRun)
   }
 

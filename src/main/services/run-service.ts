@@ -5,6 +5,7 @@ import type { VariantResult } from '../../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
+import { runName, type RunFacts } from '../../shared/run-name'
 
 export type Emit = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
 
@@ -17,7 +18,11 @@ interface ActiveJob {
 
 interface ActiveRun {
   id: string
+  /** The scenario's name (and the variants run, when not all); what differs is added on save. */
   name: string
+  /** The user gave the name: keep it as it is. */
+  named: boolean
+  seeds: number
   text: string
   file: string
   scenarioName: string
@@ -59,7 +64,15 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
-    const expanded = scenarios.expand(s, req.file, req.variants)
+    let durationMs = req.durationMs
+    if (req.published) {
+      if (s.publishedDurationMs === undefined) {
+        const message = 'the scenario gives no publishedDurationMs (the duration of the published test), so it cannot run for it'
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'publishedDurationMs', message }] } }
+      }
+      durationMs = s.publishedDurationMs
+    }
+    const expanded = scenarios.expand(s, req.file, { variants: req.variants, seeds: req.seeds, durationMs })
     if (!expanded.ok) return expanded
     const specs = expanded.specs
     if (specs.length === 0) {
@@ -72,8 +85,10 @@ export class RunService {
       id, text: req.text, file: req.file, createdAt, t0: performance.now(),
       // A run of some variants only says which, so history entries stay distinguishable.
       name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
+      named: !!req.name?.trim(),
+      seeds: new Set(specs.map((x) => x.seed)).size,
       scenarioName: s.name,
-      durationMs: s.durationMs,
+      durationMs: durationMs ?? s.durationMs,
       jobs: [], canceled: false, dirty: new Set(),
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
@@ -124,6 +139,18 @@ export class RunService {
     if (jobs.length > 0) this.deps.emit('run-progress', { runId: run.id, jobs })
   }
 
+  /** The last saved run of the same scenario, to name this one after what differs from it. */
+  private async lastRunOf(run: ActiveRun): Promise<RunFacts | null> {
+    const prev = this.deps.store.list().find((r) => r.scenarioName === run.scenarioName && r.id !== run.id)
+    if (!prev) return null
+    try {
+      const p = await this.deps.store.get(prev.id)
+      return { text: p.scenarioText, durationMs: p.durationMs, seeds: p.seeds.length }
+    } catch {
+      return null
+    }
+  }
+
   private onJobEnd(run: ActiveRun, job: ActiveJob, outcome: JobOutcome<VariantResult>): void {
     job.outcome = outcome
     const state = outcome.status === 'done' ? 'done' : outcome.status === 'failed' ? 'failed' : 'canceled'
@@ -137,6 +164,8 @@ export class RunService {
     const errors: JobError[] = []
     for (const j of run.jobs) {
       if (j.outcome?.status === 'done') results.push(j.outcome.result)
+      // A canceled simulation's figures up to where it stopped are kept, marked partial.
+      if (j.outcome?.status === 'canceled' && j.outcome.partial) results.push({ ...j.outcome.partial, partial: true })
       const e = errorOf(j)
       if (e) errors.push(e)
     }
@@ -151,7 +180,7 @@ export class RunService {
     const stored: StoredRun = {
       format: 1,
       id: run.id,
-      name: run.name,
+      name: run.named ? run.name : runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: run.seeds }),
       scenarioName: run.scenarioName,
       scenarioFile: run.file,
       createdAt: run.createdAt.toISOString(),
@@ -180,6 +209,9 @@ function errorOf(job: ActiveJob): JobError | null {
   const o = job.outcome
   if (!o || o.status === 'done') return null
   const { variant, seed } = job.info
-  if (o.status === 'canceled') return { variant, seed, kind: 'canceled', message: 'canceled' }
+  if (o.status === 'canceled') {
+    const ms = o.partial?.stats.simulatedMs
+    return { variant, seed, kind: 'canceled', message: ms === undefined ? 'canceled' : `canceled after ${ms} ms simulated; its figures are kept, marked partial` }
+  }
   return { variant, seed, kind: o.kind, message: o.message }
 }

@@ -30,9 +30,15 @@ export function parse(text: string, file: string): Parsed {
   }
 }
 
-export function expand(scenario: sim.Scenario, file: string, variants?: string[]): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
+export interface ExpandOverrides {
+  variants?: string[]
+  seeds?: number
+  durationMs?: number
+}
+
+export function expand(scenario: sim.Scenario, file: string, o: ExpandOverrides = {}): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
   try {
-    return { ok: true, specs: sim.expandRuns(scenario, variants ? { variants } : {}) }
+    return { ok: true, specs: sim.expandRuns(scenario, o) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }
@@ -43,7 +49,10 @@ export function validate(text: string, file: string): ValidationResult {
   if (!p.ok) return p
   const s = p.scenario
   const seeds = Array.from({ length: s.seeds }, (_, k) => s.seed + k)
-  return { ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length }
+  return {
+    ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length,
+    durationMs: s.durationMs, ...(s.publishedDurationMs !== undefined ? { publishedDurationMs: s.publishedDurationMs } : {})
+  }
 }
 
 /** Which variant names of `scenario` are unknown, for a clear message. */

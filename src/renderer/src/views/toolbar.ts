@@ -1,11 +1,10 @@
 import { h, replace } from '../dom'
 import type { ViewContext } from '../state'
 import { shallowEqual } from '../store'
-import { createVariantsMenu } from './variants-menu'
 
 export const MOD = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl'
 
-/** File actions, presets, the document name with its unsaved mark, variant choice, Run/Cancel. */
+/** File actions, presets, the document name with its unsaved mark, theme and help. */
 export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   const { store, actions } = ctx
   const presetSelect = h('select', {
@@ -18,9 +17,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   }, h('option', { value: '' }, 'Presets…'))
   const docName = h('span', { class: 'doc-name', 'data-testid': 'doc-name' }, 'untitled')
   const dirtyMark = h('span', { class: 'dirty', 'data-testid': 'dirty-indicator', title: 'Unsaved changes', hidden: true }, '●')
-  const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
-  const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc)', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
-  const variants = createVariantsMenu(ctx)
   const cmd = (c: Parameters<typeof actions.command>[0]) => () => void actions.command(c)
 
   const el = h('header', { class: 'toolbar' },
@@ -32,7 +28,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
       h('button', { 'data-testid': 'import-button', title: 'Import an rt-app JSON file as a new scenario', onclick: cmd('import-rtapp') }, 'Import rt-app…'),
       presetSelect),
     h('div', { class: 'group doc' }, dirtyMark, docName),
-    h('div', { class: 'group run' }, variants.el, runBtn, cancelBtn),
     h('div', { class: 'group end' },
       h('button', { class: 'icon', 'data-testid': 'theme-toggle', title: `Light/dark theme (${MOD}+Shift+L)`, 'aria-label': 'Toggle theme', onclick: cmd('toggle-theme') }, '◐'),
       h('button', { class: 'icon', 'data-testid': 'help-button', title: 'Keyboard shortcuts (F1)', 'aria-label': 'Keyboard shortcuts', onclick: cmd('shortcuts') }, '?')))
@@ -46,10 +41,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
     dirtyMark.hidden = !dirty
     document.title = `${dirty ? '● ' : ''}${name} — schedlab`
     void ctx.api.setDirty(dirty).catch(() => undefined)
-  }, { now: true, equals: shallowEqual })
-  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected }), ({ running, connected }) => {
-    runBtn.disabled = running || !connected
-    cancelBtn.disabled = !running || !connected
   }, { now: true, equals: shallowEqual })
   return { el }
 }

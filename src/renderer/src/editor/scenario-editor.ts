@@ -27,6 +27,12 @@ export class ScenarioEditor {
       if (!this.suppress) this.onChange()
     })
     this.publish()
+    // Every marker Monaco shows on the scenario, whatever its source, counted for the status
+    // bar's check (and tests): the two must agree.
+    monaco.editor.onDidChangeMarkers((uris) => {
+      if (uris.some((u) => u.toString() === MODEL_URI.toString())) this.el.dataset.monacoMarkers = String(monaco.editor.getModelMarkers({ resource: MODEL_URI }).length)
+    })
+    this.el.dataset.monacoMarkers = '0'
   }
 
   /** The model's fingerprint on the host element: tests wait for exact content with it. */

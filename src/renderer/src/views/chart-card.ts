@@ -63,7 +63,13 @@ export class ChartCard {
     this.build = build
     const canvas = h('canvas', { 'aria-label': this.name, role: 'img' })
     this.box.replaceChildren(canvas)
-    this.chart = new Chart(canvas, this.withZoomEvents(this.prepare(build(theme), theme)))
+    const cfg = build(theme)
+    this.chart = new Chart(canvas, this.withZoomEvents(this.prepare(cfg, theme)))
+    // What is drawn, in words, for assistive tools and tests (the canvas has no text).
+    const title = (cfg.options?.plugins?.title as { text?: string } | undefined)?.text ?? this.name
+    canvas.setAttribute('aria-label', String(title))
+    this.box.dataset.title = String(title)
+    this.box.dataset.legend = JSON.stringify(cfg.data.datasets.map((d) => d.label ?? ''))
     this.box.dataset.drawn = 'true'
   }
 

@@ -86,8 +86,9 @@ export function createCompareView(ctx: ViewContext): TabView {
     const runIds = new Set(all.map((c) => c.run.id))
     const runNames = [...new Set(all.map((c) => c.run.name))]
     const title = runIds.size === 1 ? `${runNames[0]}: variants` : runNames.join(' vs ')
-    const rowsPerTable = Math.max(1, ...tables.map((t) => t.rows.length))
-    const turned = orientation === 'columns' || (orientation === 'auto' && cols.length > rowsPerTable)
+    // Turned (one row per column) when a table has more columns than rows, or when asked.
+    const turn1 = (t: WorkloadTable) => orientation === 'columns' || (orientation === 'auto' && cols.length > t.rows.length)
+    const turned = tables.some(turn1)
     const caption = compareCaption(cols, labels)
     const setBaseline = (i: number) => ctx.store.set({ comparison: { ...cmp, baseline: i } })
     const rerender = () => render(ctx.store.state)
@@ -144,7 +145,7 @@ export function createCompareView(ctx: ViewContext): TabView {
       h('div', { class: 'compare-tools' }, columnPick, metricPick, turn),
       h('section', { class: 'card', 'data-testid': 'compare-table', 'data-transposed': String(turned) },
         h('p', { class: 'hint' }, `Against ${labels[baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (−) is worse'), '.'),
-        tables.map((t) => (turned ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline)))),
+        tables.map((t) => (turn1(t) ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline)))),
       h('div', { class: 'chart-bar' },
         names.length > 1
           ? h('label', { class: 'workload-pick' }, 'Workload ',

@@ -27,6 +27,16 @@ export function openScenarioDiff(base: StoredRun, other: StoredRun, theme: 'ligh
     theme: theme === 'dark' ? 'vs-dark' : 'vs'
   })
   editor.setModel({ original, modified })
+  // Bring the first difference into view, and say how many there are (a header line and tests).
+  const count = h('span', { class: 'diff-count hint' })
+  dlg.querySelector('.diff-head')!.insertBefore(count, dlg.querySelector('[data-action="close"]'))
+  editor.onDidUpdateDiff(() => {
+    const changes = editor.getLineChanges() ?? []
+    dlg.dataset.changes = String(changes.length)
+    count.textContent = changes.length === 1 ? '1 difference' : `${changes.length} differences`
+    const first = changes[0]
+    if (first) editor.getModifiedEditor().revealLineInCenter(Math.max(1, first.modifiedStartLineNumber))
+  })
   dlg.addEventListener('close', () => {
     editor.dispose()
     original.dispose()

@@ -35,7 +35,11 @@ export function installSplitters(ctx: ViewContext, layout: HTMLElement): { histo
     layout.dataset.editorPct = current.editorPct.toFixed(1)
   }
   const save = (): void => {
-    void api.updateSettings({ layout: current }).then((settings) => store.set({ settings })).catch(() => undefined)
+    const saving = { ...current }
+    void api.updateSettings({ layout: saving }).then((settings) => {
+      store.set({ settings })
+      layout.dataset.saved = `${saving.historyPx} ${saving.editorPct.toFixed(1)}`
+    }).catch(() => undefined)
   }
   const splitter = (which: 'history' | 'editor'): HTMLElement => {
     const el = h('div', {

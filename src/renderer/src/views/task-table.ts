@@ -21,6 +21,7 @@ const shown = (v: number | null, k: 'p50' | 'p99' | 'max') => (v === null ? '–
 
 const COLUMNS: readonly Column[] = [
   { key: 'task', label: 'task', value: (r) => r.task.name, text: (r) => r.task.name },
+  { key: 'workload', label: 'workload', value: (r) => r.task.workload, text: (r) => r.task.workload },
   { key: 'variant', label: 'variant', value: (r) => r.series, text: (r) => r.series },
   { key: 'cpuMs', label: 'CPU ms', value: (r) => r.task.cpuTimeMs, text: (r) => r.task.cpuTimeMs.toFixed(1) },
   { key: 'wakeups', label: 'wakeups', value: (r) => r.task.wakeups, text: (r) => String(Math.round(r.task.wakeups)) },
@@ -59,7 +60,7 @@ export function taskTable(series: readonly Series[], workload: string): HTMLElem
   const table = h('table', { class: 'data-table sortable', 'data-testid': 'task-table' }, h('thead', {}, h('tr', {}, heads)), body)
 
   function sortBy(key: string): void {
-    sort = sort.key === key ? { key, dir: sort.dir === 1 ? -1 : 1 } : { key, dir: key === 'task' || key === 'variant' ? 1 : -1 }
+    sort = sort.key === key ? { key, dir: sort.dir === 1 ? -1 : 1 } : { key, dir: ['task', 'workload', 'variant'].includes(key) ? 1 : -1 }
     paint()
   }
 

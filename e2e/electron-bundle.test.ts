@@ -29,7 +29,16 @@ describe('desktop main bundle', () => {
       const prefs = log.windows[0].webPreferences
       expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false })
       expect(prefs.preload).toMatch(/out[\\/]preload[\\/]index\.js$/)
-      expect(log.loadedUrl).toMatch(/^file:.*out\/renderer\/index\.html$/)
+      // The renderer comes from app://, a privileged standard scheme whose responses carry the CSP header.
+      expect(log.loadedUrl).toBe('app://schedlab/index.html')
+      expect(log.privileged).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }])
+      const page = log.protocol['app://schedlab/index.html']
+      expect(page.status).toBe(200)
+      expect(page.csp).toBe(rendererCsp())
+      expect(page.body).toMatch(/^<!doctype html>/)
+      expect(log.protocol['app://schedlab/%2e%2e/%2e%2e/package.json'].status).toBeGreaterThanOrEqual(400)
+      expect(log.protocol['app://schedlab/../main/index.js'].status).toBeGreaterThanOrEqual(400)
+      expect(log.frameNavigation).toEqual({ 'https://example.com/': 'prevented', 'app://schedlab/index.html': 'allowed' })
       expect(log.csp).toBe(rendererCsp())
       expect(log.permission).toBe(false)
       expect(log.navigation).toBe('prevented')

@@ -8,13 +8,15 @@ const Module = require('node:module')
 const { readFileSync } = require('node:fs')
 const [, , mainPath, userData, scenarioFile] = process.argv
 
-const log = { windows: [], loadedUrl: null, csp: null, permission: null, navigation: null, windowOpen: null, channels: [], sent: [], calls: {} }
+const log = { windows: [], loadedUrl: null, csp: null, permission: null, navigation: null, frameNavigation: null, windowOpen: null, channels: [], sent: [], calls: {}, privileged: null, protocol: {} }
+const protocolHandlers = new Map()
 const handlers = new Map()
 const appListeners = {}
 const windows = []
 
+let appReady = false
 const app = {
-  whenReady: () => Promise.resolve(),
+  whenReady: () => Promise.resolve().then(() => (appReady = true)),
   getPath: () => userData,
   getVersion: () => '0.1.0',
   getName: () => 'schedlab',
@@ -41,6 +43,15 @@ class BrowserWindow {
           let prevented = false
           fn({ preventDefault: () => (prevented = true) }, 'https://example.com/')
           log.navigation = prevented ? 'prevented' : 'allowed'
+        }
+        if (ev === 'will-frame-navigate') {
+          const tries = {}
+          for (const url of ['https://example.com/', 'app://schedlab/index.html']) {
+            let prevented = false
+            fn({ url, isMainFrame: false, preventDefault: () => (prevented = true) })
+            tries[url] = prevented ? 'prevented' : 'allowed'
+          }
+          log.frameNavigation = tries
         }
       },
       setWindowOpenHandler: (fn) => (log.windowOpen = fn({ url: 'https://example.com/' }).action)
@@ -73,6 +84,13 @@ const electron = {
     handle: (ch, fn) => handlers.set(ch, fn),
     removeHandler: (ch) => handlers.delete(ch),
     on() {}
+  },
+  protocol: {
+    registerSchemesAsPrivileged: (list) => {
+      if (appReady) throw new Error('registerSchemesAsPrivileged after the app is ready')
+      log.privileged = list
+    },
+    handle: (scheme, fn) => protocolHandlers.set(scheme, fn)
   },
   screen: {
     getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }],
@@ -109,6 +127,11 @@ async function main() {
   for (let i = 0; i < 200 && windows.length === 0 && !log.fatal; i++) await new Promise((r) => setTimeout(r, 25))
   if (log.fatal) throw new Error(log.fatal)
   log.channels = [...handlers.keys()].sort()
+  const appProtocol = protocolHandlers.get('app')
+  for (const url of ['app://schedlab/index.html', 'app://schedlab/%2e%2e/%2e%2e/package.json', 'app://schedlab/../main/index.js']) {
+    const r = await appProtocol({ url, method: 'GET' })
+    log.protocol[url] = { status: r.status, csp: r.headers.get('content-security-policy'), body: (await r.text()).slice(0, 200) }
+  }
   const win = windows[0]
   const trusted = { sender: win.webContents, senderFrame: win.webContents.mainFrame }
   const call = (method, ...args) => handlers.get(`schedlab:${method}`)(trusted, ...args)

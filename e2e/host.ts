@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { chromium, type Browser, type Page } from 'playwright-core'
 import { createInterface } from 'node:readline'
 
 export const ROOT = resolve(__dirname, '..')
@@ -65,4 +67,31 @@ export function electronBinary(): string | null {
   const base = process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(dir, 'dist')
   const bin = join(base, rel)
   return existsSync(bin) ? bin : null
+}
+
+export interface LaunchedWorkbench {
+  serve: ServeProcess
+  browser: Browser
+  page: Page
+  close(): Promise<void>
+}
+
+/** `schedlab serve` on a fresh data folder and Chromium on its page, ready; close() undoes all of it. */
+export async function launchWorkbench(prefix: string): Promise<LaunchedWorkbench> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix))
+  const serve = await startServe(dataDir)
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
+  const page = await context.newPage()
+  await page.goto(serve.url)
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+  return {
+    serve, browser, page,
+    close: async () => {
+      await browser.close()
+      await serve.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
 }

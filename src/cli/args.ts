@@ -1,5 +1,6 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
+import { parsePrecisionTarget } from '../stats/precision'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
@@ -16,7 +17,10 @@ export interface RunArgs {
   seeds?: number
   durationMs?: number
   topology?: string
+  /** This run's limits (src/main/services/limits.ts): per-run events, total events, memory share. */
   maxEvents?: number
+  maxTotalEvents?: number
+  memoryShare?: number
   /** Use the scenario's publishedDurationMs. */
   published: boolean
   json: boolean
@@ -85,8 +89,8 @@ export type Command =
   | ({ cmd: 'sweep' } & SweepArgs)
   | { cmd: 'merge'; dirs: string[]; json: boolean; out?: string }
   | ({ cmd: 'compare' } & CompareArgs)
-  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean }
-  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean }
+  | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }
+  | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean; host?: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | ({ cmd: 'real' } & RealArgs)
@@ -97,9 +101,10 @@ export type Command =
 export const USAGE = `usage: schedlab COMMAND [options]
 
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
-               [--topology NAME] [--max-events N] [--published] [--json] [--out DIR] [--trace]
+               [--topology NAME] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
                [--trace-format ftrace|perfetto]
+               [--max-events N] [--max-total-events N] [--memory-share F]
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
       The JSON carries "summary" and "comparisons" (every variant against the first).
@@ -111,6 +116,10 @@ export const USAGE = `usage: schedlab COMMAND [options]
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
       --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
       the scheduler's decisions as annotations (open it at ui.perfetto.dev).
+      Limits (a scenario's "maxEvents" can lower the first, nothing in it can raise any):
+      --max-events per run (default 200 million estimated events), --max-total-events per
+      command over all its runs (default 4 billion), --memory-share of this machine's memory
+      for the runs at one time (default 0.5; docs/security.md).
   explain SCENARIO --variant NAME --workload NAME [--seed N] [--sample max|p99_9|p99|INDEX]
                [--duration-ms N] [--set PATH=VALUE]... [--json]
       Re-run one variant with the decision recorder and explain one latency sample (default
@@ -133,6 +142,8 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Join shard outputs (folders of sweep --out, or their sweep.json) into the whole sweep.
   validate SCENARIO [--topology NAME] [--set PATH=VALUE]... [--json]
       Check a scenario (or a plain rt-app file); errors name file, JSON path, line and column.
+  topologies --host [--json]
+      What this machine is as the "host" topology and kernel profile (Linux).
   patches | topologies | presets [--json]
       List patch series and sched_feat flags, topology presets, bundled scenario presets.
   serve [--port N] [--data-dir DIR]
@@ -158,6 +169,8 @@ const RUN_OPTIONS = {
   'duration-ms': { type: 'string' },
   topology: { type: 'string' },
   'max-events': { type: 'string' },
+  'max-total-events': { type: 'string' },
+  'memory-share': { type: 'string' },
   published: { type: 'boolean' },
   json: { type: 'boolean' },
   out: { type: 'string' },
@@ -205,6 +218,21 @@ function intOpt(name: string, v: string | undefined, min: number, max: number): 
   return n
 }
 
+/** The three limit flags, shared by run, compare, sweep, validate (and serve's own parser). */
+export function limitArgs(v: Record<string, unknown>): { maxEvents?: number; maxTotalEvents?: number; memoryShare?: number } {
+  const share = v['memory-share'] as string | undefined
+  let memoryShare: number | undefined
+  if (share !== undefined) {
+    memoryShare = Number(share)
+    if (!/^\d*\.?\d+$/.test(share.trim()) || !(memoryShare >= 0.01 && memoryShare <= 0.95)) throw new UsageError(`--memory-share: must be a number in 0.01..0.95 (of this machine's memory), got "${share}"`)
+  }
+  return {
+    maxEvents: intOpt('max-events', v['max-events'] as string | undefined, 1000, 1e13),
+    maxTotalEvents: intOpt('max-total-events', v['max-total-events'] as string | undefined, 1000, 1e15),
+    memoryShare
+  }
+}
+
 function parse<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(argv: string[], options: T, positionals: number, cmd: string) {
   const r = nodeParse(argv, options, cmd)
   if (r.positionals.length !== positionals) {
@@ -241,7 +269,7 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     seeds: intOpt('seeds', v.seeds as string | undefined, 1, 1000),
     durationMs: intOpt('duration-ms', v['duration-ms'] as string | undefined, 1, 86_400_000),
     topology: v.topology as string | undefined,
-    maxEvents: intOpt('max-events', v['max-events'] as string | undefined, 1000, 1e12),
+    ...limitArgs(v),
     published: v.published === true,
     json: v.json === true,
     out: v.out as string | undefined,
@@ -253,28 +281,12 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
   }
 }
 
-const METRIC_ALIASES: Record<string, PrecisionTarget['metric']> = {
-  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
-}
-
 /** `WORKLOAD.METRIC:PCT`, e.g. `ct.p99:5`, `hackbench.time:2`. */
 export function precisionOpt(v: string | undefined): PrecisionTarget | undefined {
   if (v === undefined) return undefined
-  const text = v.trim()
-  const colon = text.lastIndexOf(':')
-  const target = colon > 0 ? text.slice(0, colon) : ''
-  // the workload name may itself contain dots: the metric is what follows the dot that names one
-  let workload = ''
-  let metric: PrecisionTarget['metric'] | undefined
-  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
-    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
-    workload = target.slice(0, i)
-  }
-  const pctText = colon > 0 ? text.slice(colon + 1) : ''
-  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) throw new UsageError(`--precision: expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`)
-  const pct = Number(pctText)
-  if (!(pct > 0 && pct <= 100)) throw new UsageError(`--precision: PCT must be in (0, 100], got ${pctText}`)
-  return { workload, metric, pct, text }
+  const t = parsePrecisionTarget(v)
+  if (typeof t === 'string') throw new UsageError(`--precision: ${t}`)
+  return t
 }
 
 function traceFormat(v: string | undefined): 'ftrace' | 'perfetto' {
@@ -383,11 +395,17 @@ export function parseArgs(argv: readonly string[]): Command {
       return { cmd: 'merge', dirs: r.positionals, json: r.values.json === true, out: r.values.out as string | undefined }
     }
     case 'validate': {
-      const r = parse([...rest], { set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' } }, 1, 'validate')
-      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true }
+      const r = parse([...rest], {
+        set: { type: 'string', multiple: true }, topology: { type: 'string' }, json: { type: 'boolean' },
+        'max-events': { type: 'string' }, 'max-total-events': { type: 'string' }, 'memory-share': { type: 'string' }
+      }, 1, 'validate')
+      return { cmd: 'validate', file: r.positionals[0], sets: setArgs(r.values.set), topology: r.values.topology, json: r.values.json === true, ...limitArgs(r.values) }
+    }
+    case 'topologies': {
+      const r = parse([...rest], { json: { type: 'boolean' }, host: { type: 'boolean' } }, 0, cmd)
+      return { cmd, json: r.values.json === true, host: r.values.host === true }
     }
     case 'patches':
-    case 'topologies':
     case 'presets': {
       const r = parse([...rest], { json: { type: 'boolean' } }, 0, cmd)
       return { cmd, json: r.values.json === true }

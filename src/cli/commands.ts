@@ -11,8 +11,10 @@ import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '..
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/core'
 import { runFileStem, traceFileName } from '../trace/line-writer'
+import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { cliLimits, submissionLimits } from '../main/services/limits'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
@@ -44,6 +46,7 @@ export function parseScenarioText(text: string, file: string, io: CliIo, opts: L
     topology: opts.topology,
     durationMs: opts.durationMs,
     maxEvents: opts.maxEvents,
+    host: hostSpecs,
     readFile: (path, from) => {
       const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
       return { text: io.readFile(full), file: path }
@@ -75,7 +78,7 @@ export function expandFor(s: Scenario, a: RunArgs): { scenario: Scenario; runs: 
     if (s.publishedDurationMs === undefined) throw new InputError(`--published: ${s.name} gives no publishedDurationMs`)
     durationMs = s.publishedDurationMs
   }
-  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs })
+  const runs = expandRuns(s, { variants: a.variants, seed: a.seed, seeds: a.seeds, durationMs, limits: submissionLimits(cliLimits(a)) })
   return { scenario: runs[0]?.scenario ?? s, runs }
 }
 
@@ -199,10 +202,12 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   return 0
 }
 
-export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean }, io: CliIo): number {
+export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }, io: CliIo): number {
   let s: Scenario
   try {
-    s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets })
+    s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
+    // What `run` would meet: the whole submission against the limits.
+    expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
   } catch (e) {
     // With --json the verdict is JSON either way: { ok: false, file, issues } on stdout, exit 2.
     if (!a.json || !(e instanceof ScenarioError || e instanceof InputError)) throw e

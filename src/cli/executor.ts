@@ -5,6 +5,7 @@ import type { VariantResult } from '../shared/result'
 import type { PrecisionJob } from '../stats/precision'
 import { WorkerPool } from '../main/services/worker-pool'
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
+import { memoryBudgetBytes, resolveLimits, runMemoryOf, type HostLimits } from '../main/services/limits'
 import type { CliIo } from './io'
 import { defaultSimulate, type SimulateFn } from './simulator'
 
@@ -30,8 +31,12 @@ export function workerCount(env: NodeJS.ProcessEnv = process.env): number {
   return Math.max(1, availableParallelism())
 }
 
-export function poolExecutor(size = workerCount()): Executor {
-  const pool = new WorkerPool<VariantResult>({ workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(), size })
+export function poolExecutor(size = workerCount(), limits: HostLimits = resolveLimits()): Executor {
+  // Runs start only while their estimated memory fits beside the running ones (limits.ts).
+  const pool = new WorkerPool<VariantResult>({
+    workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(), size,
+    memoryBudgetBytes: memoryBudgetBytes(limits), memoryOf: runMemoryOf
+  })
   return {
     parallelism: pool.size,
     submit(spec) {
@@ -66,8 +71,8 @@ export function inProcessExecutor(simulate: SimulateFn = defaultSimulate): Execu
   }
 }
 
-export function makeExecutor(simulate?: SimulateFn): Executor {
-  return simulate ? inProcessExecutor(simulate) : poolExecutor()
+export function makeExecutor(simulate?: SimulateFn, limits?: HostLimits): Executor {
+  return simulate ? inProcessExecutor(simulate) : poolExecutor(workerCount(), limits)
 }
 
 /** Run every spec, results in spec order; a line on stderr as each ends when the whole takes long. */

@@ -3,7 +3,7 @@ import { InputError, parseArgs, UsageError, USAGE, usageOf } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
-import { realCommand } from './real'
+import { hostCommand, realCommand } from './real'
 import { explainCommand } from './explain'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
@@ -29,8 +29,9 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await compareCommand(c, io, simulate)
       case 'validate':
         return validateCommand(c, io)
-      case 'patches':
       case 'topologies':
+        return c.host ? hostCommand(c.json, io) : listCommand(c.cmd, c.json, io)
+      case 'patches':
       case 'presets':
         return listCommand(c.cmd, c.json, io)
       case 'serve':

@@ -1,17 +1,16 @@
 import type { RunSpec, Scenario } from '../sim/scenario'
 import type { VariantResult } from '../shared/result'
 import { formatInsufficient } from '../stats/quantile'
-import { runToPrecision, type VariantPrecision } from '../stats/precision'
+import { DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, resolveTargetWorkload, runToPrecision, type VariantPrecision } from '../stats/precision'
 import { InputError, type PrecisionTarget, type RunArgs } from './args'
 import { makeExecutor } from './executor'
+import { cliLimits, precisionRefusals } from '../main/services/limits'
+import { ScenarioError } from '../sim/scenario'
 import type { CliIo } from './io'
 import type { SimulateFn } from './simulator'
 
 /** `--precision`: seeds added per variant on the worker pool until the interval is tight enough. */
 
-export const DEFAULT_MAX_SEEDS = 100
-/** Independent replicas every variant gets before the rule is checked. */
-export const DEFAULT_MIN_SEEDS = 2
 
 export interface PrecisionReport {
   target: string
@@ -22,19 +21,11 @@ export interface PrecisionReport {
   variants: { name: string; seeds: number; halfWidthPct: number | null; reached: boolean }[]
 }
 
-const ALIASES: Record<string, string> = { ct: 'cyclictest', hb: 'hackbench', sb: 'schbench', rt: 'rt-app' }
-
 /** The workload a target names: its name, else its type (or ct/hb/sb/rt), else a unique prefix. */
 export function resolveWorkload(s: Scenario, name: string): string {
-  const names = s.workloads.map((w) => w.name)
-  if (names.includes(name)) return name
-  const type = ALIASES[name] ?? name
-  const byType = s.workloads.filter((w) => w.type === type)
-  if (byType.length === 1) return byType[0].name
-  const byPrefix = names.filter((n) => n.startsWith(name))
-  if (byPrefix.length === 1) return byPrefix[0]
-  const why = byType.length > 1 || byPrefix.length > 1 ? 'is ambiguous' : 'names no workload'
-  throw new InputError(`--precision: "${name}" ${why} (workloads: ${names.join(', ')})`)
+  const r = resolveTargetWorkload(s.workloads, name)
+  if (typeof r === 'string') throw new InputError(`--precision: ${r}`)
+  return r.name
 }
 
 function stateText(s: Scenario, v: VariantPrecision, pct: number): string {
@@ -53,7 +44,11 @@ export async function runPrecision(
   const specOf = new Map(runs.map((r) => [r.variantIndex, r]))
   const maxSeeds = a.maxSeeds ?? DEFAULT_MAX_SEEDS
   const minSeeds = a.seeds ?? Math.max(DEFAULT_MIN_SEEDS, scenario.seeds)
-  const ex = makeExecutor(simulate)
+  // The most this can cost: every variant run to --max-seeds, checked like any submission.
+  const limits = cliLimits(a)
+  const refusals = precisionRefusals(runs, maxSeeds, limits)
+  if (refusals.length > 0) throw new ScenarioError(scenario.file ?? scenario.name, refusals.map((message) => ({ path: '--max-seeds', message })))
+  const ex = makeExecutor(simulate, limits)
   const started = io.now()
   const label = `${workload}.${target.metric === 'p99_9' ? 'p99.9' : target.metric} within ${target.pct} %`
   io.err(`precision: ${label}, ${variants.length} variant(s), ${minSeeds}..${maxSeeds} seeds, ${ex.parallelism} in parallel\n`)

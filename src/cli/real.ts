@@ -68,3 +68,40 @@ function renderHost(h: HostRecord, variants: VariantResult[]): string {
   }
   return lines.join('\n') + '\n'
 }
+
+/** `schedlab topologies --host`: what this machine is as topology and kernel profile "host". */
+export async function hostCommand(json: boolean, io: CliIo): Promise<number> {
+  const { hostSpecs, hostTopologySpec } = await import('../real/host-specs')
+  const { detectHost } = await import('../real/host')
+  const { realUnavailableReason } = await import('../real/runner')
+  const { findTracefs } = await import('../real/tracefs')
+  const specs = hostSpecs()
+  if (!specs.topology || !specs.kernel) throw new InputError(`topologies --host: ${specs.unavailable ?? 'this machine could not be read'}`)
+  const h = detectHost()
+  const { cpuMap } = hostTopologySpec(h)
+  const real = realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root (tracefs instances)')
+  const info = {
+    host: { kernel: h.kernel, version: h.version, model: h.model, cpus: h.cpus, hz: h.hz, hzSource: h.hzSource, preempt: h.preempt, preemptSource: h.preemptSource, cpuidleDriver: h.cpuidleDriver, cpuidleGovernor: h.cpuidleGovernor, autogroup: h.autogroup, configSource: h.configSource },
+    topology: specs.topology,
+    cpuMap,
+    kernel: specs.kernel,
+    tracefs: findTracefs(),
+    realRuns: real === null ? { possible: true } : { possible: false, reason: real }
+  }
+  if (json) {
+    io.out(JSON.stringify(info, null, 2) + '\n')
+    return 0
+  }
+  const t = specs.topology
+  const lines = [`host: Linux ${h.kernel} (${h.version}), ${h.model || 'unknown CPU'}, ${h.cpus.length} online CPUs`]
+  lines.push(`  topology "host": ${t.clusters.length} cluster(s)`)
+  for (const c of t.clusters) lines.push(`    ${c.name}: ${c.cpus} CPUs, capacity ${c.capacity}${c.smt ? `, SMT${c.smt}` : ''}, LLC ${c.llc}, package ${c.package}, node ${c.node}; idle states ${(c.idleStates ?? []).map((s) => `${s.name} ${s.exitLatencyUs}/${s.targetResidencyUs} us`).join(', ') || 'none'}`)
+  if (cpuMap.some((id, i) => id !== i)) lines.push(`    simulated CPU i = host CPU ${cpuMap.join(', ')}`)
+  lines.push(`    cpuidle: ${h.cpuidleDriver ?? 'no driver'} / ${h.cpuidleGovernor ?? '-'}`)
+  const k = specs.kernel
+  lines.push(`  kernel profile "host": ${k.profile}, HZ ${k.hz}, preempt ${k.preempt ?? '(scenario default)'}`)
+  for (const n of k.notes) lines.push(`    ${n}`)
+  lines.push(`  autogroup: ${h.autogroup === null ? 'unknown' : h.autogroup ? 'on' : 'off'}; tracefs: ${info.tracefs ?? 'not mounted (a real run mounts it)'}; real runs: ${real === null ? 'possible' : `not possible: ${real}`}`)
+  io.out(lines.join('\n') + '\n')
+  return 0
+}

@@ -140,11 +140,15 @@ describe('serve arguments', () => {
     expect(parseServeArgs(['--port', '8080', '--data-dir', '/tmp/x'])).toEqual({ port: 8080, dataDir: '/tmp/x' })
     expect(parseServeArgs(['--port=0'])).toMatchObject({ port: 0 })
     expect(parseServeArgs(['--help'])).toBe('help')
+    expect(parseServeArgs(['--max-events', '5000000', '--memory-share', '0.25', '--max-total-events=100000000'])).toMatchObject({
+      limits: { maxEventsPerRun: 5_000_000, maxTotalEvents: 100_000_000, memoryShare: 0.25 }
+    })
   })
 
   it('rejects bad arguments with a message', () => {
     expect(() => parseServeArgs(['--port', 'http'])).toThrow(/--port: expected a port number/)
     expect(() => parseServeArgs(['--port'])).toThrow(/--port needs a value/)
     expect(() => parseServeArgs(['--verbose'])).toThrow(/unknown argument "--verbose"/)
+    expect(() => parseServeArgs(['--memory-share', '3'])).toThrow(/--memory-share: must be a number in 0\.01\.\.0\.95/)
   })
 })

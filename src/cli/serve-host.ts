@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { promises as fs } from 'node:fs'
-import { extname, join, posix, resolve, sep } from 'node:path'
+import { extname, join, resolve } from 'node:path'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
@@ -9,6 +9,7 @@ import { SERVICE_ARGS } from '../shared/ipc-schemas'
 import { MAX_MESSAGE_BYTES } from '../shared/limits'
 import type { Backend } from '../main/services/backend'
 import { createDispatcher } from '../main/services/dispatch'
+import { MIME, parseTarget, servedFile } from '../main/services/static-files'
 
 /**
  * The web host: serves the built renderer on 127.0.0.1 and the contract's service methods
@@ -41,47 +42,12 @@ export type HostMessage =
   | { id: number | null; ok: false; error: string }
   | { event: string; payload: unknown }
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ttf': 'font/ttf',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json'
-}
 
 function sameToken(a: string | null, b: string): boolean {
   if (!a) return false
   const x = Buffer.from(a)
   const y = Buffer.from(b)
   return x.length === y.length && timingSafeEqual(x, y)
-}
-
-/**
- * A request target (origin-form `/path?query`) decoded and normalized once, before any check:
- * `/%69ndex.html`, `//index.html` and `/assets/../index.html` are all `index.html`. Null when it
- * cannot be decoded (or is not origin-form, like `//[` that `new URL` throws on).
- */
-export function parseTarget(raw: string | undefined): { rel: string; token: string | null } | null {
-  if (!raw || raw[0] !== '/') return null
-  const q = raw.indexOf('?')
-  let path: string
-  try {
-    path = decodeURIComponent(q < 0 ? raw : raw.slice(0, q))
-  } catch {
-    return null
-  }
-  if (path.includes('\0')) return null
-  // Backslashes are separators on Windows; treat them as such everywhere.
-  const rel = posix.normalize(path.replace(/\\/g, '/')).replace(/^\/+/, '')
-  if (rel === '..' || rel.startsWith('../')) return null
-  const token = q < 0 ? null : new URLSearchParams(raw.slice(q + 1)).get('token')
-  return { rel: rel === '.' ? '' : rel, token }
 }
 
 /** A message from a page, checked field by field; `id` is null when it is not a finite number. */
@@ -100,6 +66,8 @@ export function parseClientMessage(data: string): { id: number | null; call?: { 
   if (!Array.isArray(m.args)) return { id, error: '"args" must be an array' }
   return { id, call: { method: m.method, args: m.args } }
 }
+
+export { parseTarget }
 
 export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const token = opts.token ?? randomBytes(24).toString('hex')
@@ -135,20 +103,6 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   /** DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example. */
   const trustedHost = (req: IncomingMessage): boolean => hosts.has((req.headers.host ?? '').toLowerCase())
 
-  /** Inside the served folder after resolving symlinks, or null. */
-  const servedFile = async (rel: string): Promise<string | null> => {
-    const file = resolve(root, rel)
-    if (!file.startsWith(root + sep)) return null
-    try {
-      const real = await fs.realpath(file)
-      // Outside the folder, or the page itself by another path (it is served only with the token).
-      if (!real.startsWith(root + sep) || real === join(root, 'index.html')) return null
-      return (await fs.stat(real)).isFile() ? real : null
-    } catch {
-      return null
-    }
-  }
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!trustedHost(req)) return send(res, 403, 'schedlab serve: unexpected Host header\n', 'text/plain')
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain')
@@ -160,7 +114,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       }
       return send(res, 200, indexHtml, MIME['.html'], { 'Cache-Control': 'no-store' })
     }
-    const file = await servedFile(target.rel)
+    const file = await servedFile(root, target.rel)
     if (!file) return send(res, 404, 'not found\n', 'text/plain')
     const body = await fs.readFile(file)
     const immutable = target.rel.startsWith('assets/')

@@ -7,6 +7,8 @@ import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../main/
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
+import { limitArgs } from './args'
+import type { HostLimits } from '../shared/ipc'
 
 /**
  * `schedlab serve [--port N] [--data-dir DIR]`: the workbench in a browser. Prints the URL
@@ -17,22 +19,28 @@ export const PROJECT_ROOT = resolve(__dirname, '../..')
 export const RENDERER_DIR = join(PROJECT_ROOT, 'out', 'renderer')
 const WORKER_SOURCE = join(PROJECT_ROOT, 'src', 'main', 'services', 'sim-worker.ts')
 
-export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR]
+export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--max-events N] [--max-total-events N] [--memory-share F]
 
 Serve the schedlab workbench on http://127.0.0.1 and print its URL (with an access token).
   --port N        TCP port (default: a free port)
-  --data-dir DIR  where settings and saved runs live (default: the desktop app's folder, ${defaultDataDir()})`
+  --data-dir DIR  where settings and saved runs live (default: the desktop app's folder, ${defaultDataDir()})
+  --max-events N, --max-total-events N, --memory-share F
+                  limits on what one run from the page may cost (per run, per submission, share
+                  of this machine's memory); above the saved settings, and no scenario can raise them`
 
 export class UsageError extends Error {}
 
 export interface ServeArgs {
   port: number
   dataDir: string
+  /** Limits given as flags (only those given). */
+  limits?: Partial<HostLimits>
 }
 
 export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   let port = 0
   let dataDir = defaultDataDir()
+  const limitFlags: Record<string, string> = {}
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined]
@@ -54,11 +62,24 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       case '--data-dir':
         dataDir = resolve(value())
         break
+      case '--max-events':
+      case '--max-total-events':
+      case '--memory-share':
+        limitFlags[flag.slice(2)] = value()
+        break
       default:
         throw new UsageError(`unknown argument "${a}"`)
     }
   }
-  return { port, dataDir }
+  if (Object.keys(limitFlags).length === 0) return { port, dataDir }
+  let l
+  try {
+    l = limitArgs(limitFlags)
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+  const limits = Object.fromEntries(Object.entries({ maxEventsPerRun: l.maxEvents, maxTotalEvents: l.maxTotalEvents, memoryShare: l.memoryShare }).filter(([, v]) => v !== undefined))
+  return { port, dataDir, limits }
 }
 
 /** The folder Electron uses as userData for this app, so both hosts share history. */
@@ -92,7 +113,7 @@ export async function startServe(args: ServeArgs): Promise<RunningServe> {
   const backend = await createBackend({
     dataDir: args.dataDir, kv, kvProblems: problems,
     workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
-    version: projectVersion(), platform: 'web'
+    version: projectVersion(), platform: 'web', limits: args.limits
   })
   try {
     const host = await startWebHost({ backend, rendererDir: RENDERER_DIR, port: args.port })

@@ -1,13 +1,15 @@
 import { spawnSync } from 'node:child_process'
 import { isAbsolute, join, resolve } from 'node:path'
-import { ScenarioError, type RunSpec, type Scenario } from '../sim/scenario'
+import { ScenarioError, type Scenario } from '../sim/scenario'
 import { applySets } from '../sim/scenario/set'
 import type { RunOutput } from '../shared/result'
-import { cellCount, cellLabel, cells, cellSets, parseShard, shardCells, type Cell } from '../sweep/grid'
+import { cellCount, cells, parseShard, planCells, shardCells, type Cell } from '../sweep/grid'
 import { MergeError, mergeSweeps, type SweepObject } from '../sweep/merge'
 import { k8sManifest, mergeCommandLine, slurmScript, slug, type ClusterJob } from '../sweep/cluster'
 import { workloadStats } from '../stats/summary'
 import { InputError, type SweepArgs } from './args'
+import { submissionRefusals } from '../sim/scenario/estimate'
+import { cliLimits, submissionLimits } from '../main/services/limits'
 import { expandFor, parseScenarioText, readScenarioText, runOutput } from './commands'
 import { makeExecutor, runAll } from './executor'
 import { cellsOf, renderCompareCell } from './format'
@@ -51,28 +53,26 @@ function plan(a: SweepArgs, io: CliIo): Planned {
   return { file, text, base, chosen: shardCells(all, shard), total: all.length }
 }
 
-/** The runs of one cell; a value the scenario refuses names the cell and the JSON path. */
-function cellRuns(p: Planned, cell: Cell, a: SweepArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
-  const axes = p.base.sweep!
-  const where = `${p.file} (sweep cell ${cell.index}: ${cellLabel(axes, cell)})`
-  try {
-    const s = parseScenarioText(applySets(p.text, cellSets(axes, cell)), p.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents })
-    return expandFor(s, a)
-  } catch (e) {
-    if (e instanceof ScenarioError) throw new ScenarioError(where, e.issues)
-    throw e
-  }
+/** The runs of each chosen cell; a value the scenario refuses names the cell and the JSON path. */
+function cellRuns(p: Planned, chosen: readonly Cell[], a: SweepArgs, io: CliIo) {
+  return planCells(p.base.sweep!, p.text, chosen, p.file,
+    (t) => expandFor(parseScenarioText(t, p.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents }), a),
+    (e, where) => (e instanceof ScenarioError ? new ScenarioError(where, e.issues) : e))
+    .map((x) => ({ cell: x.cell, ...x.scenario }))
 }
 
 export async function sweepCommand(a: SweepArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const p = plan(a, io)
   if (a.slurm || a.k8s) return clusterCommand(a, p, io)
   // every cell is checked before anything runs
-  const planned = p.chosen.map((c) => ({ cell: c, ...cellRuns(p, c, a, io) }))
+  const planned = cellRuns(p, p.chosen, a, io)
   const specs = planned.flatMap((x) => x.runs)
+  // The cells together are one submission (one per shard): checked as a whole too.
+  const refusals = submissionRefusals(specs, submissionLimits(cliLimits(a)))
+  if (refusals.length > 0) throw new ScenarioError(p.file, refusals.map((message) => ({ path: '(sweep)', message: `${message}; or run it in shards (--shard I/N, --slurm)` })))
   const shardText = a.shard ? `shard ${a.shard}: ` : ''
   io.err(`sweep: ${shardText}${p.chosen.length} of ${p.total} cells, ${specs.length} runs\n`)
-  const ex = makeExecutor(simulate)
+  const ex = makeExecutor(simulate, cliLimits(a))
   let results
   try {
     results = await runAll(ex, specs, io)
@@ -110,8 +110,10 @@ function clusterCommand(a: SweepArgs, p: Planned, io: CliIo): number {
   if (a.published) passOn.push('--published')
   if (a.topology !== undefined) passOn.push('--topology', a.topology)
   if (a.maxEvents !== undefined) passOn.push('--max-events', String(a.maxEvents))
+  if (a.maxTotalEvents !== undefined) passOn.push('--max-total-events', String(a.maxTotalEvents))
+  if (a.memoryShare !== undefined) passOn.push('--memory-share', String(a.memoryShare))
   // every cell is checked here, not on the cluster
-  for (const c of cells(p.base.sweep!)) cellRuns(p, c, a, io)
+  cellRuns(p, cells(p.base.sweep!), a, io)
   const job: ClusterJob = {
     name: p.base.name, cells: p.total, shards, outDir,
     scenarioFile: join(outDir, 'scenario.json'),

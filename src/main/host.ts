@@ -108,6 +108,11 @@ export function createElectronHost(backend: Backend, getWindow: () => BrowserWin
       return saveBytes(pngFileName(name), { name: 'PNG image', extensions: ['png'] }, png)
     },
 
+    async exportPerfetto(req) {
+      const t = await backend.service.perfettoTrace(req)
+      return saveBytes(t.fileName, { name: 'Perfetto trace', extensions: ['perfetto-trace'] }, Buffer.from(t.base64, 'base64'))
+    },
+
     async setDirty(d) {
       dirty = d
       getWindow()?.setDocumentEdited(d)

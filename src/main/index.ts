@@ -1,10 +1,12 @@
-import { app, BrowserWindow, dialog, Menu } from 'electron'
+import { app, BrowserWindow, dialog, Menu, protocol } from 'electron'
 import { join, resolve } from 'node:path'
 import Store from 'electron-store'
 import workerPath from './services/sim-worker?modulePath'
 import { createBackend, type Backend } from './services/backend'
 import { openKeyValueStore, parseConfigJson } from './services/kv'
-import { createMainWindow, hardenSession, rendererUrl } from './window'
+import { createMainWindow, hardenSession, rendererUrl, serveRendererProtocol } from './window'
+import { APP_SCHEME_PRIVILEGES } from './app-protocol'
+import { isTrustedRendererUrl } from './sender'
 import { buildMenu } from './menu'
 import { createElectronHost } from './host'
 import { registerIpc } from './ipc'
@@ -13,9 +15,15 @@ import { eventChannel, type MenuCommand } from '../shared/ipc'
 let win: BrowserWindow | null = null
 let backend: Backend | null = null
 
-// Every web contents: no navigation away from the renderer, no new windows, no webviews.
+// Before the app is ready: app:// is a standard, secure origin (see app-protocol.ts).
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES])
+
+// Every web contents: no navigation away from the renderer in any frame, no new windows, no webviews.
 app.on('web-contents-created', (_e, contents) => {
   contents.on('will-navigate', (e) => e.preventDefault())
+  contents.on('will-frame-navigate', (e) => {
+    if (!isTrustedRendererUrl(e.url, rendererUrl())) e.preventDefault()
+  })
   contents.on('will-attach-webview', (e) => e.preventDefault())
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
@@ -33,6 +41,7 @@ app.on('second-instance', () => {
 
 async function start(): Promise<void> {
   hardenSession()
+  serveRendererProtocol()
   const dataDir = app.getPath('userData')
   const { kv, problems } = openKeyValueStore(join(dataDir, 'config.json'), () => {
     const store = new Store<Record<string, unknown>>({ name: 'config', cwd: dataDir, deserialize: parseConfigJson })

@@ -1,15 +1,20 @@
-import { BrowserWindow, nativeTheme, screen, session } from 'electron'
+import { BrowserWindow, nativeTheme, protocol, screen, session } from 'electron'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { rendererCsp } from '../shared/csp'
+import { APP_RENDERER_URL, APP_SCHEME, appProtocolHandler } from './app-protocol'
 import type { SettingsService } from './services/settings'
 import { fitWindowState, parseSavedState, type SavedWindowState } from './window-state'
 
 const STATE_KEY = 'window'
 
-/** The URL the renderer is loaded from: the dev server in development, else the built file. */
+/** The URL the renderer is loaded from: the dev server in development, else app://schedlab/. */
 export function rendererUrl(): string {
-  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).href
+  return process.env.ELECTRON_RENDERER_URL ?? APP_RENDERER_URL
+}
+
+/** Serve the built renderer on app://schedlab/ (the scheme is registered as privileged at startup). */
+export function serveRendererProtocol(): void {
+  protocol.handle(APP_SCHEME, appProtocolHandler(join(__dirname, '../renderer'), rendererCsp()))
 }
 
 /** Session-wide hardening: CSP on every response, no permissions, no navigation, no popups. */

@@ -93,6 +93,21 @@ describe('schedlab real on this machine', () => {
     expect(readdirSync(tmpdir()).filter((d) => d.startsWith(`schedlab-real-${process.pid}-`))).toEqual([])
   })
 
+  it('topologies --host prints this machine as topology and kernel profile (exit 2 off Linux)', async () => {
+    const io = memoryIo()
+    const code = await runCli(['topologies', '--host', '--json'], io)
+    if (linuxOrReason()) {
+      expect(code).toBe(2)
+      expect(io.stderr).toMatch(/not Linux/)
+      return
+    }
+    expect(code).toBe(0)
+    const info = JSON.parse(io.stdout)
+    expect(info.topology.name).toBe('host')
+    expect(info.topology.clusters.reduce((n: number, c: { cpus: number }) => n + c.cpus, 0)).toBe(info.host.cpus.length)
+    expect(info.kernel).toMatchObject({ profile: expect.any(String), hz: expect.any(Number) })
+  })
+
   it('refuses a variant that needs another kernel, with exit 2 and one line', async () => {
     const io = memoryIo({ 's.json': JSON.stringify({ name: 'r', topology: 'smp-2', durationMs: 1000, variants: [{ name: 'base' }, { name: 'patched', patches: ['short-slice-v1'] }], workloads: [{ type: 'hog', name: 'h' }] }) })
     expect(await runCli(['real', 's.json', '--variant', 'patched'], io)).toBe(2)

@@ -142,6 +142,9 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
   const warnings: string[] = []
   for (const p of plans) if (p.skipped) warnings.push(`${p.spec.name}: not run for real (${p.skipped})`)
   for (const w of s.warnings ?? []) warnings.push(w)
+  if (s.topology.name !== 'host') warnings.push(`real runs use this machine: the scenario's topology "${s.topology.name}" is not (use "topology": "host" to simulate this machine)`)
+  const modeled = Object.keys(s.kernel.features).length > 0 || s.kernel.baseSliceUs !== undefined || s.kernel.costs !== undefined
+  if (modeled) warnings.push('the scenario\'s kernel section (features, base slice, costs) describes the modeled kernel; a real run has this machine\'s')
 
   let quiet: QuietResult | null = null
   let root: TracefsRoot | null = null

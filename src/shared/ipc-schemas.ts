@@ -24,6 +24,24 @@ const exportReq = z.object({
   metrics: z.array(z.enum(['count', 'avg', 'p50', 'p90', 'p99', 'p99_9', 'max', 'timeSec'])).max(8).optional()
 }).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
 
+const selector = z.union([
+  z.enum(['max', 'p50', 'p90', 'p99', 'p99_9']),
+  z.string().regex(/^p(\d{1,2}(\.\d{1,6})?|100)$/, 'a percentile p<0..100>') as unknown as z.ZodType<`p${number}`, `p${number}`>,
+  z.number().int().min(0).max(1e12)
+])
+const runVariant = { runId: id, variant: z.string().min(1).max(500), seed: z.number().int().min(0).max(2 ** 32 - 1) }
+const explainReq = z.object({
+  ...runVariant,
+  workload: z.string().min(1).max(500).optional(),
+  sample: selector.optional(),
+  idle: z.object({ bucket: z.enum(['2.5-3ms', '3-4ms', '4ms+']), index: z.number().int().min(0).max(1e9) }).strict().optional()
+}).strict().refine((r) => (r.idle !== undefined) !== (r.workload !== undefined), { message: 'give a workload (and sample) or an idle event, not both' })
+const traceReq = z.object({
+  ...runVariant,
+  startNs: z.number().min(0).max(1e15).optional(),
+  endNs: z.number().min(0).max(1e15).optional()
+}).strict().refine((r) => r.startNs === undefined || r.endNs === undefined || r.startNs < r.endNs, { message: 'startNs must be before endNs', path: ['endNs'] })
+
 export const SERVICE_ARGS = {
   appInfo: z.tuple([]),
   editorInfo: z.tuple([]),
@@ -38,7 +56,9 @@ export const SERVICE_ARGS = {
     variants: z.array(z.string().min(1).max(500)).max(256).optional(),
     seeds: z.number().int().min(1).max(1000).optional(),
     durationMs: z.number().int().min(1).max(86_400_000).optional(),
-    published: z.boolean().optional()
+    published: z.boolean().optional(),
+    precision: z.string().min(1).max(600).optional(),
+    maxSeeds: z.number().int().min(1).max(1000).optional()
   })]),
   cancelRun: z.tuple([id]),
   listRuns: z.tuple([]),
@@ -50,9 +70,16 @@ export const SERVICE_ARGS = {
   updateSettings: z.tuple([z.object({
     theme: z.enum(['light', 'dark', 'system']).optional(),
     layout: z.object({ historyPx: z.number().finite().min(0).max(10_000), editorPct: z.number().finite().min(0).max(100) }).strict().optional(),
-    exportPrefs: z.object({ scale: z.union([z.literal(2), z.literal(3)]), theme: z.enum(['light', 'dark', 'shown']) }).strict().optional()
+    exportPrefs: z.object({ scale: z.union([z.literal(2), z.literal(3)]), theme: z.enum(['light', 'dark', 'shown']) }).strict().optional(),
+    limits: z.object({
+      maxEventsPerRun: z.number().min(1000).max(1e13).optional(),
+      maxTotalEvents: z.number().min(1000).max(1e15).optional(),
+      memoryShare: z.number().min(0.01).max(0.95).optional()
+    }).strict().optional()
   }).strict()]),
-  exportContent: z.tuple([exportReq])
+  exportContent: z.tuple([exportReq]),
+  explain: z.tuple([explainReq]),
+  perfettoTrace: z.tuple([traceReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 
 export const HOST_ARGS = {
@@ -62,6 +89,7 @@ export const HOST_ARGS = {
   saveScenario: z.tuple([doc, z.boolean()]),
   exportTable: z.tuple([exportReq]),
   exportPng: z.tuple([z.string().min(1).max(200), z.instanceof(Uint8Array).refine((b) => b.byteLength <= 64_000_000, 'PNG too large')]),
+  exportPerfetto: z.tuple([traceReq]),
   setDirty: z.tuple([z.boolean()])
 } satisfies Record<keyof HostMethods, z.ZodType>
 

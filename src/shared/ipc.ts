@@ -6,6 +6,7 @@
  */
 import type { VariantResult } from './result'
 import type { MetricKey } from './tables'
+import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
 
 export type { ScenarioIssue }
@@ -68,6 +69,13 @@ export interface StartRunRequest {
   durationMs?: number
   /** Run for the scenario's publishedDurationMs (the CLI's --published). */
   published?: boolean
+  /**
+   * `WORKLOAD.METRIC:PCT` (e.g. `cyclictest.p99:5`): add seeds until every variant's 95 %
+   * interval of that figure is within PCT % of it (docs/statistics.md).
+   */
+  precision?: string
+  /** Seed limit of a precision run (default 100). */
+  maxSeeds?: number
 }
 
 export interface JobInfo {
@@ -75,6 +83,8 @@ export interface JobInfo {
   variant: string
   variantIndex: number
   seed: number
+  /** A sweep's cell: its index and its values, "workloads[0].sliceUs=8000, ...". */
+  cell?: { index: number; label: string }
 }
 
 export type StartRunResult =
@@ -105,11 +115,29 @@ export interface RunSummary {
   durationMs: number
   wallMs: number
   version: string
+  /** A sweep (its cells are in StoredRun.sweep); absent for a run. */
+  kind?: 'sweep'
+}
+
+/** A saved sweep: the grid and each cell's results (the runs of every variant x seed). */
+export interface StoredSweep {
+  axes: { path: string; values: unknown[] }[]
+  total: number
+  cells: { index: number; values: unknown[]; results: VariantResult[] }[]
+}
+
+/** What a precision run reached, per variant. */
+export interface PrecisionResult {
+  target: string
+  variants: { name: string; seeds: number; halfWidthPct: number | null; reached: boolean }[]
 }
 
 export interface StoredRun extends RunSummary {
   format: 1
   scenarioText: string
+  precision?: PrecisionResult
+  /** Set for a sweep; `results` is then empty. */
+  sweep?: StoredSweep
   /** Expansion order: variants in scenario order, seeds ascending within a variant. */
   results: VariantResult[]
   errors: JobError[]
@@ -145,6 +173,16 @@ export interface ExportPrefs {
   theme: 'light' | 'dark' | 'shown'
 }
 
+/** What one submission may cost on this host (src/main/services/limits.ts). */
+export interface HostLimits {
+  /** Estimated events of one run; a scenario's "maxEvents" may lower it, not raise it. */
+  maxEventsPerRun: number
+  /** Estimated events of all runs of one submission (variants x seeds). */
+  maxTotalEvents: number
+  /** Share of the machine's memory the simulations running at one time may use. */
+  memoryShare: number
+}
+
 export interface Settings {
   theme: Theme
   baselineRunId: string | null
@@ -152,9 +190,11 @@ export interface Settings {
   /** Null until the user moves a splitter. */
   layout: PaneLayout | null
   exportPrefs: ExportPrefs
+  /** The limits in force (command-line flags of `schedlab serve` over the saved setting over defaults). */
+  limits?: HostLimits
 }
 
-export type SettingsPatch = { theme?: Theme; layout?: PaneLayout; exportPrefs?: ExportPrefs }
+export type SettingsPatch = { theme?: Theme; limits?: Partial<HostLimits>; layout?: PaneLayout; exportPrefs?: ExportPrefs }
 
 export type ExportFormat = 'csv' | 'md' | 'txt' | 'json'
 
@@ -182,6 +222,35 @@ export interface ExportContent {
 
 export type ExportOutcome = { saved: true; name: string } | { saved: false }
 
+/**
+ * Explain one moment of a saved run (the workbench's timeline and explanation panel): a latency
+ * sample of a workload (`sample`), or an unreasonable-idle event (`idle`). The variant is re-run
+ * with the decision recorder in the worker pool.
+ */
+export interface ExplainRequest {
+  runId: string
+  variant: string
+  seed: number
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+}
+
+/** A Perfetto trace of a saved run's variant, optionally only [startNs, endNs] of it. */
+export interface TraceExportRequest {
+  runId: string
+  variant: string
+  seed: number
+  startNs?: number
+  endNs?: number
+}
+
+export interface TraceContent {
+  fileName: string
+  /** The trace's bytes, base64 (the web host's messages are JSON). */
+  base64: string
+}
+
 export interface AppInfo {
   version: string
   dataDir: string
@@ -205,13 +274,15 @@ export type MenuCommand =
 export interface ApiEvents {
   'run-progress': { runId: string; jobs: JobProgress[] }
   'run-job': { runId: string; jobId: string; state: 'done' | 'failed' | 'canceled'; error?: JobError }
+  /** Jobs a precision run adds as it goes (after those StartRunResult listed). */
+  'run-jobs': { runId: string; jobs: JobInfo[] }
   'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
   'runs-changed': { reason: string }
   'menu-command': { command: MenuCommand; path?: string }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-finished', 'runs-changed', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-finished', 'runs-changed', 'menu-command']
 
 // ---------------------------------------------------------------------------------------------
 // Methods
@@ -236,6 +307,10 @@ export interface ServiceMethods {
   updateSettings(patch: SettingsPatch): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
+  /** Why this latency: re-run the variant with the recorder and explain one sample or idle event. */
+  explain(req: ExplainRequest): Promise<ExplainResult>
+  /** The bytes of a Perfetto trace of the run; hosts deliver it (exportPerfetto). */
+  perfettoTrace(req: TraceExportRequest): Promise<TraceContent>
 }
 
 /** Methods whose delivery depends on the host (dialogs in Electron, pickers/downloads on the web). */
@@ -248,6 +323,8 @@ export interface HostMethods {
   saveScenario(doc: ScenarioDoc, saveAs: boolean): Promise<ScenarioDoc | null>
   exportTable(req: ExportTableRequest): Promise<ExportOutcome>
   exportPng(name: string, png: Uint8Array<ArrayBuffer>): Promise<ExportOutcome>
+  /** Save a Perfetto trace of a run (save dialog, or a download). */
+  exportPerfetto(req: TraceExportRequest): Promise<ExportOutcome>
   setDirty(dirty: boolean): Promise<void>
 }
 
@@ -268,11 +345,11 @@ export interface SchedlabApi extends ApiMethods {
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
   'cancelRun', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
-  'updateSettings', 'exportContent'
+  'updateSettings', 'exportContent', 'explain', 'perfettoTrace'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [
-  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'setDirty'
+  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'exportPerfetto', 'setDirty'
 ] as const satisfies readonly (keyof HostMethods)[]
 
 export const API_METHODS: readonly ApiMethodName[] = [...SERVICE_METHODS, ...HOST_METHODS]

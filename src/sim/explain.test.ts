@@ -63,9 +63,10 @@ describe('explain: reason codes of known causes', () => {
 
   it('a wakeup placed on a busy CPU by wake_affine', () => {
     // wakers pinned to CPU 0 and CPU 1 (RT, beside a hog each) take turns waking one fair task:
-    // its previous CPU is always the other one, and both CPUs are busy
+    // its previous CPU is always the other one, and both CPUs are busy. DELAY_DEQUEUE off: a
+    // task woken while still queued as sched_delayed is requeued in place, without selection
     const s = scenario({
-      name: 'wake_affine onto a busy CPU', topology: 'smp-2', durationMs: 200, kernel: { hz: 250, timerSlackUs: 0 },
+      name: 'wake_affine onto a busy CPU', topology: 'smp-2', durationMs: 200, kernel: { hz: 250, timerSlackUs: 0, features: { DELAY_DEQUEUE: false } },
       workloads: [
         { type: 'hog', name: 'hog0', count: 1, cpus: [0] },
         { type: 'hog', name: 'hog1', count: 1, cpus: [1] },

@@ -19,8 +19,10 @@ import type { Kernel } from './kernel/core'
 import { bucketOf, LogHistogram } from './metrics/histogram'
 import { Recorder, STOPPER_TASK, type DecisionRecord } from './metrics/recorder'
 import { describe, fmtD, fmtT, fmtV, Namer, passedOverReason } from './metrics/explain-text'
+import type { CauseShare, CpuLane, ExplainedDecision, ExplainResult, SampleSelector } from '../shared/explain'
+import { FairSched } from './kernel/fair-sched'
 
-export type SampleSelector = 'max' | 'p50' | 'p90' | 'p99' | 'p99_9' | number
+export type { CauseShare, CpuLane, ExplainedDecision, ExplainResult, IdleSpan, SampleSelector, TimelineSlice } from '../shared/explain'
 
 export interface ExplainRequest {
   scenario: Scenario
@@ -38,66 +40,11 @@ export interface ExplainRequest {
   shouldStop?(): boolean
 }
 
-export interface TimelineSlice {
-  task: string
-  startNs: number
-  endNs: number
-}
 
-export interface IdleSpan {
-  state: string
-  startNs: number
-  endNs: number
-}
 
-export interface CpuLane {
-  cpu: number
-  slices: TimelineSlice[]
-  /** Idle periods with the idle state entered (gaps between slices that are not idle are the switch costs). */
-  idle: IdleSpan[]
-}
 
-export interface ExplainedDecision {
-  atNs: number
-  cpu: number
-  kind: string
-  code: string
-  text: string
-  /** Decisions folded into this one (same kind, code and CPU in a row), and when the last was. */
-  repeats?: number
-  untilNs?: number
-  /** The subject task of the decision. */
-  task?: string
-}
 
-export interface ExplainResult {
-  scenario: string
-  variant: string
-  seed: number
-  workload: string
-  selector: string
-  sample: { task: string; cpu: number; readyNs: number; ranNs: number; latencyUs: number; index: number }
-  /** One paragraph: the cause in a few sentences. */
-  summary: string
-  /** The reason code that best names the cause: the one the longest part of the wait is due to (docs/explain.md). */
-  cause: string
-  /** The wait divided among reason codes, longest first. */
-  causes: CauseShare[]
-  window: { startNs: number; endNs: number }
-  /** CPUs involved (where the task was woken, queued, examined by a balance, and ran). */
-  cpus: number[]
-  timeline: CpuLane[]
-  decisions: ExplainedDecision[]
-  /** Every CPU's lane over the window (allCpus). */
-  lanes?: CpuLane[]
-  /** Task names by id, for colouring lanes consistently. */
-  tasks?: string[]
-}
 
-export interface CauseShare {
-  code: string
-  ns: number
-}
 
 export class ExplainError extends Error {}
 
@@ -117,7 +64,15 @@ export function parseSelector(s: string | undefined): SampleSelector {
   if (s === undefined || s === 'max') return 'max'
   if (s in SELECTOR_PCT) return s as SampleSelector
   if (/^\d+$/.test(s)) return Number(s)
-  throw new ExplainError(`--sample: expected max, p99_9, p99, p90, p50 or a sample index, got "${s}"`)
+  if (percentileOf(s) !== null) return s as SampleSelector
+  throw new ExplainError(`--sample: expected max, p99_9, p99, p90, p50, p<percentile> or a sample index, got "${s}"`)
+}
+
+/** The percentile a selector names (p99_9 = 99.9, p97.5 = 97.5), or null. */
+function percentileOf(s: string): number | null {
+  if (s in SELECTOR_PCT) return SELECTOR_PCT[s]
+  const m = /^p(\d{1,2}(\.\d+)?|100)$/.exec(s)
+  return m ? Number(m[1]) : null
 }
 
 function workloadIndex(scenario: Scenario, name: string): number {
@@ -176,7 +131,7 @@ function findSample(req: ExplainRequest, wi: number): { found: FoundSample; coun
     if (!byIndex) throw new ExplainError(`--sample ${want}: the workload has ${n} samples (0..${n - 1})`)
     found = byIndex
   } else {
-    const v = h.percentile(SELECTOR_PCT[want])
+    const v = h.percentile(percentileOf(want) ?? 100)
     found = firstInBucket.get(bucketOf(v)) ?? max
   }
   return { found: found!, count: n }
@@ -222,6 +177,147 @@ export function explainSample(req: ExplainRequest): ExplainResult {
   return buildExplanation(req, run.kernel, rec!, found, start, stop)
 }
 
+// ---- unreasonable idle --------------------------------------------------------------------------
+
+export interface IdleExplainRequest extends Omit<ExplainRequest, 'workload' | 'sample'> {
+  /** The result's bucket ('2.5-3ms', '3-4ms', '4ms+'), or all events. */
+  bucket?: string
+  /** Which event of the bucket, in time order (default 0). */
+  index?: number
+}
+
+interface FoundIdle {
+  cpu: number
+  startNs: number
+  endNs: number
+  task: number
+  waitStartNs: number
+  bucket: number
+}
+
+/**
+ * Explain one unreasonable-idle event (seed 004's definition, src/sim/metrics/unreasonable-idle.ts):
+ * a CPU idle for more than 2.5 ms while a task it could run waited elsewhere. The same two
+ * passes; the "sample" is the idle period (readyNs..ranNs = its start and end, on the idle CPU,
+ * task = the waiting task), and the decisions are the idle CPU's balance attempts and what
+ * happened to the waiting task.
+ */
+export function explainIdleEvent(req: IdleExplainRequest): ExplainResult {
+  const want = req.bucket === undefined ? -1 : IDLE_BUCKET_NAMES.indexOf(req.bucket)
+  if (req.bucket !== undefined && want < 0) throw new ExplainError(`no unreasonable-idle bucket "${req.bucket}" (buckets: ${IDLE_BUCKET_NAMES.join(', ')})`)
+  const index = req.index ?? 0
+  let seen = 0
+  let found: FoundIdle | null = null
+  const watch = (k: Kernel, on: (e: FoundIdle) => void): void => {
+    if (k.placement instanceof FairSched) {
+      k.placement.idle.onEvent = (cpu, startNs, endNs, task, waitStartNs, bucket) => on({ cpu, startNs, endNs, task, waitStartNs, bucket })
+    }
+  }
+  simulateDetailed(req.scenario, req.variantIndex, req.seed, {
+    onProgress: req.onProgress ? (s, d) => req.onProgress!(1, s, d) : undefined,
+    shouldStop: () => found !== null || (req.shouldStop?.() ?? false),
+    configure: (k) => watch(k, (e) => {
+      if (want >= 0 && e.bucket !== want) return
+      if (seen++ === index && found === null) found = e
+    })
+  })
+  const f = found as FoundIdle | null
+  if (!f) throw new ExplainError(`the run has ${seen} unreasonable-idle event${seen === 1 ? '' : 's'}${req.bucket ? ` in ${req.bucket}` : ''}; event ${index} does not exist`)
+  const start = Math.max(0, f.startNs - (req.beforeNs ?? 2_000_000))
+  const stop = f.endNs + (req.afterNs ?? 1_000_000)
+  let rec: Recorder | null = null
+  let kernel: Kernel | null = null
+  let again = false
+  const run = simulateDetailed(req.scenario, req.variantIndex, req.seed, {
+    onProgress: req.onProgress ? (x, d) => req.onProgress!(2, x, d) : undefined,
+    shouldStop: () => (kernel !== null && kernel.now > stop) || (req.shouldStop?.() ?? false),
+    configure: (k) => {
+      kernel = k
+      rec = Recorder.attach(k, { startNs: start, stopNs: stop, focusTask: f.task })
+      watch(k, (e) => {
+        if (e.cpu === f.cpu && e.startNs === f.startNs && e.endNs === f.endNs && e.task === f.task) again = true
+      })
+    }
+  })
+  if (!again && f.endNs < run.kernel.now) throw new Error('the recording pass did not reproduce the idle event (the run is not deterministic)')
+  return buildIdleExplanation(req, run.kernel, rec!, f, start, stop)
+}
+
+const IDLE_BUCKET_NAMES: readonly string[] = ['2.5-3ms', '3-4ms', '4ms+']
+
+function buildIdleExplanation(req: IdleExplainRequest, k: Kernel, rec: Recorder, f: FoundIdle, start: number, stop: number): ExplainResult {
+  const n = new Namer(k)
+  const t = f.task
+  const recs = rec.kept()
+  const inIdle = recs.filter((r) => r.at >= f.startNs - 1 && r.at <= f.endNs)
+  // where the task waited: the last placement before the idle period, the picks that passed it
+  // over during it, the source of the move that ended it
+  const queued = new Set<number>()
+  const placed = recs.filter((r) => r.task === t && (r.kind === 'select' || r.kind === 'migrate') && r.at <= f.startNs).pop()
+  if (placed) queued.add(placed.cpu)
+  for (const r of inIdle) if (r.kind === 'pick' && r.cands?.some((c) => c.task === t)) queued.add(r.cpu)
+  for (const r of inIdle) if ((r.kind === 'lb-move' || r.kind === 'migrate' || r.kind === 'rt-move') && r.task === t && r.prev !== undefined) queued.add(r.prev)
+  queued.delete(f.cpu)
+  const cpus = [...new Set([f.cpu, ...queued])].sort((a, b) => a - b)
+  const decisions: ExplainedDecision[] = []
+  let last: string | null = null
+  for (const r of inIdle) {
+    const mine = r.task === t && r.kind !== 'tick' && r.kind !== 'resched'
+    const onIdle = r.cpu === f.cpu && (r.kind === 'balance' || r.kind === 'lb-move' || r.kind === 'idle' || r.kind === 'idle-exit' || r.kind === 'pick' || r.kind === 'switch')
+    const onQueue = queued.has(r.cpu) && r.kind === 'pick' && passedOverReason(r, t) !== 'absent'
+    if (!mine && !onIdle && !onQueue) continue
+    const key = `${r.kind}|${r.code}|${r.cpu}|${r.kind === 'pick' ? passedOverReason(r, t) : ''}`
+    const prev = decisions[decisions.length - 1]
+    if (prev && key === last && !mine) {
+      prev.repeats = (prev.repeats ?? 0) + 1
+      prev.untilNs = r.at
+      continue
+    }
+    last = key
+    const d: ExplainedDecision = { atNs: r.at, cpu: r.cpu, kind: r.kind, code: r.code, text: describe(r, n, t) }
+    if (r.task >= 0) d.task = n.task(r.task)
+    decisions.push(d)
+  }
+  for (const d of decisions) if (d.repeats) d.text += ` (and ${d.repeats} more like it until ${fmtT(d.untilNs!)})`
+  const balances = inIdle.filter((r) => r.cpu === f.cpu && r.kind === 'balance')
+  const why = new Map<string, number>()
+  for (const b of balances) why.set(b.code, (why.get(b.code) ?? 0) + 1)
+  const idleRec = recs.filter((r) => r.kind === 'idle' && r.cpu === f.cpu && r.at <= f.startNs + 1).pop()
+  const parts = [
+    `CPU ${f.cpu} was idle for ${fmtD(f.endNs - f.startNs)}, from ${fmtT(f.startNs)} to ${fmtT(f.endNs)}${idleRec ? ` (idle state ${idleRec.stateName})` : ''}, while ${n.task(t)}, which may run there, had been waiting since ${fmtT(f.waitStartNs)} on CPU ${[...queued].join(', ')}.`,
+    balances.length > 0
+      ? `Its balance attempts meanwhile: ${[...why.entries()].map(([c, x]) => `${x} \u00d7 ${c}`).join(', ')}, the first ${fmtD(balances[0].at - f.startNs)} into the idle period.`
+      : `CPU ${f.cpu} made no balance attempt while idle.`
+  ]
+  // an idle CPU's tick is stopped: it balances only when a busy CPU kicks a nohz idle balance
+  const late = balances.length === 0 || balances[0].at - f.startNs > (f.endNs - f.startNs) / 2
+  if (late) parts.push(`Its own tick is stopped (NOHZ idle): until a busy CPU's tick kicks a nohz idle balance, or a wakeup lands on it, nothing moves work to it.`)
+  const pulled = inIdle.find((r) => r.kind === 'lb-move' && r.task === t)
+  if (pulled) parts.push(`${capitalize(describe(pulled, n, t))}.`)
+  const code = late ? 'IDLE_NO_BALANCE' : [...why.entries()].sort((a, b) => b[1] - a[1])[0][0]
+  return {
+    scenario: req.scenario.name,
+    variant: req.scenario.variants[req.variantIndex].name,
+    seed: req.seed,
+    workload: k.attrs[t] ? (req.scenario.workloads[k.attrs[t].workload]?.name ?? '') : '',
+    selector: `idle:${IDLE_BUCKET_NAMES[f.bucket]}#${req.index ?? 0}`,
+    sample: { task: n.task(t), cpu: f.cpu, readyNs: f.startNs, ranNs: f.endNs, latencyUs: Math.round(f.endNs - f.startNs) / 1000, index: req.index ?? 0 },
+    summary: parts.join(' '),
+    cause: code,
+    causes: [{ code, ns: f.endNs - f.startNs }],
+    window: { startNs: start, endNs: stop },
+    cpus,
+    timeline: lanesFrom(k, rec, cpus, start, stop, n),
+    decisions,
+    idle: { cpu: f.cpu, startNs: f.startNs, endNs: f.endNs, bucket: IDLE_BUCKET_NAMES[f.bucket], task: n.task(t), waitingSinceNs: f.waitStartNs },
+    ...(req.allCpus ? { lanes: lanesFrom(k, rec, k.topo.cpus.map((_, c) => c), start, stop, n), tasks: k.attrs.map((a) => a.name), waits: waitsOf(recs, n) } : {})
+  }
+}
+
+function capitalize(s: string): string {
+  return s.length === 0 ? s : s[0].toUpperCase() + s.slice(1)
+}
+
 // ---- building the explanation ---------------------------------------------------------------------
 
 function lanesFrom(k: Kernel, rec: Recorder, cpus: number[], start: number, stop: number, n: Namer): CpuLane[] {
@@ -258,6 +354,10 @@ function lanesFrom(k: Kernel, rec: Recorder, cpus: number[], start: number, stop
   }
   for (const c of cpus) close(c, stop)
   return cpus.map((c) => lanes.get(c)!)
+}
+
+function waitsOf(recs: DecisionRecord[], n: Namer): NonNullable<ExplainResult['waits']> {
+  return recs.filter((r) => r.kind === 'sample').map((r) => ({ task: n.task(r.task), cpu: r.cpu, readyNs: r.readyNs ?? r.at, ranNs: r.untilNs ?? r.at }))
 }
 
 /** The CPUs the sample's task touched between runnable and running, and where it ran. */
@@ -383,6 +483,7 @@ function buildExplanation(req: ExplainRequest, k: Kernel, rec: Recorder, found: 
   if (req.allCpus) {
     out.lanes = lanesFrom(k, rec, allCpus, start, stop, n)
     out.tasks = k.attrs.map((a) => a.name)
+    out.waits = waitsOf(recs, n)
   }
   return out
 }
@@ -431,7 +532,8 @@ function summarize(rec: Recorder, n: Namer, recs: DecisionRecord[], found: Found
     const top = [...ran.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4)
     parts.push(`Meanwhile its CPU ran ${top.map(([task, ns]) => `${task} (${fmtD(ns)})`).join(', ')}${ran.size > 4 ? ` and ${ran.size - 4} more` : ''}.`)
   }
-  const picks = inWait.filter((r) => r.kind === 'pick' && r.task !== t && passedOverReason(r, t) !== 'absent')
+  const woke = wake?.at ?? found.readyNs
+  const picks = inWait.filter((r) => r.kind === 'pick' && r.at >= woke && r.task !== t && !['absent', 'delayed'].includes(passedOverReason(r, t)))
   if (picks.length > 0) {
     const why = new Map<string, number>()
     for (const p of picks) why.set(passedOverReason(p, t), (why.get(passedOverReason(p, t)) ?? 0) + 1)
@@ -493,6 +595,8 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
   const share = new Map<string, number>()
   let cursor = found.readyNs
   let code = 'TIMER_IRQ'
+  // before its wakeup the task is not waiting for a CPU (a timer's slack, a sched_delayed entity)
+  let woken = false
   const charge = (at: number, next: string): void => {
     if (at > cursor) {
       share.set(code, (share.get(code) ?? 0) + (at - cursor))
@@ -505,7 +609,10 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       if (r.kind === 'timer') {
         code = 'TIMER_FIRED'
         charge(r.at, 'TIMER_IRQ')
-      } else if (r.kind === 'wakeup') charge(r.at, 'TIMER_IRQ')
+      } else if (r.kind === 'wakeup') {
+        woken = true
+        charge(r.at, 'TIMER_IRQ')
+      }
       else if (r.kind === 'wakelist') charge(r.at, 'TTWU_QUEUE')
       else if (r.kind === 'preempt') {
         const preempting = PREEMPTING.has(r.code) || r.code === 'WAKEUP_IDLE_CPU'
@@ -514,7 +621,7 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       else if (r.kind === 'sample') charge(found.ranNs, code)
       continue
     }
-    if (r.cpu !== queuedOn(r.at)) continue
+    if (r.cpu !== queuedOn(r.at) || !woken) continue
     if (r.kind === 'resched' && DEFERRALS.has(r.code)) {
       if (code === 'SWITCH_COST' || code === 'RESCHED_IPI' || code === 'RESCHED_LAZY') charge(r.at, r.code)
     } else if (r.kind === 'resched' && r.code === 'PREEMPT_POINT') {
@@ -526,7 +633,7 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
       if (r.code === 'PICK_RT') charge(r.at, 'WAKEUP_FAIR_UNDER_RT')
       else {
         const why = passedOverReason(r, t)
-        if (why === 'absent' || why === 'picked') continue
+        if (why === 'absent' || why === 'picked' || why === 'delayed') continue
         charge(r.at, PASSED_CODES[why])
       }
     }

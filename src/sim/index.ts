@@ -38,7 +38,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const wallStart = performance.now()
   const topo = buildTopology(scenario.topology)
   const variant = scenario.variants[variantIndex]
-  const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length, topo.spec.costs)
+  const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length, topo.spec.costs, topo.spec.arch)
   const k = new Kernel(topo, cfg, seed, 64)
   FairSched.install(k)
   hooks.configure?.(k)

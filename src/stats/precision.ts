@@ -12,10 +12,53 @@ import type { VariantResult } from '../shared/result'
 import type { Estimate } from './quantile'
 import { workloadStats, type MetricName } from './summary'
 
+/** Seed limit per variant unless --max-seeds says otherwise. */
+export const DEFAULT_MAX_SEEDS = 100
+/** Independent replicas every variant gets before the rule is checked. */
+export const DEFAULT_MIN_SEEDS = 2
+
 export interface PrecisionTarget {
   workload: string
   metric: MetricName
   pct: number
+}
+
+const METRIC_ALIASES: Record<string, MetricName> = {
+  p50: 'p50', median: 'p50', p90: 'p90', p99: 'p99', 'p99.9': 'p99_9', p99_9: 'p99_9', p999: 'p99_9', time: 'timeSec', timesec: 'timeSec'
+}
+
+/** `WORKLOAD.METRIC:PCT` (e.g. `ct.p99:5`, `hackbench.time:2`); an error message otherwise. */
+export function parsePrecisionTarget(v: string): (PrecisionTarget & { text: string }) | string {
+  const text = v.trim()
+  const colon = text.lastIndexOf(':')
+  const target = colon > 0 ? text.slice(0, colon) : ''
+  // the workload name may itself contain dots: the metric is what follows the dot that names one
+  let workload = ''
+  let metric: MetricName | undefined
+  for (let i = target.indexOf('.'); i > 0 && !metric; i = target.indexOf('.', i + 1)) {
+    metric = METRIC_ALIASES[target.slice(i + 1).toLowerCase()]
+    workload = target.slice(0, i)
+  }
+  const pctText = colon > 0 ? text.slice(colon + 1) : ''
+  if (!metric || !/^\d+(\.\d+)?$/.test(pctText)) return `expected WORKLOAD.METRIC:PCT with METRIC one of p50, p90, p99, p99.9, time (e.g. cyclictest.p99:5), got "${v}"`
+  const pct = Number(pctText)
+  if (!(pct > 0 && pct <= 100)) return `PCT must be in (0, 100], got ${pctText}`
+  return { workload, metric, pct, text }
+}
+
+const ALIASES: Record<string, string> = { ct: 'cyclictest', hb: 'hackbench', sb: 'schbench', rt: 'rt-app' }
+
+/** The workload a target names: its name, else its type (or ct/hb/sb/rt), else a unique prefix; an error message otherwise. */
+export function resolveTargetWorkload(workloads: readonly { name: string; type: string }[], name: string): { name: string } | string {
+  const names = workloads.map((w) => w.name)
+  if (names.includes(name)) return { name }
+  const type = ALIASES[name] ?? name
+  const byType = workloads.filter((w) => w.type === type)
+  if (byType.length === 1) return { name: byType[0].name }
+  const byPrefix = names.filter((n) => n.startsWith(name))
+  if (byPrefix.length === 1) return { name: byPrefix[0] }
+  const why = byType.length > 1 || byPrefix.length > 1 ? 'is ambiguous' : 'names no workload'
+  return `"${name}" ${why} (workloads: ${names.join(', ')})`
 }
 
 /** The estimate the target names, over these runs of one variant. */

@@ -6,6 +6,7 @@ import { exponential, syntheticResult } from './synthetic'
 import { LatencyBatches } from '../sim/metrics/batches'
 import { LogHistogram } from '../sim/metrics/histogram'
 import { tQuantile } from './tdist'
+import { concatLatencyBatches, concatTimeBatches } from './replicas'
 
 const MEAN_NS = 100_000
 /** True p-quantile of the exponential, us. */
@@ -123,5 +124,31 @@ describe('comparisons', () => {
 
   it('columnStats keeps workloads in order of appearance', () => {
     expect(columnStats([syntheticResult('a', 1, 10, exponential(1))]).map((w) => w.name)).toEqual(['ct'])
+  })
+})
+
+describe('replicas of one run', () => {
+  it('pooled with their batches concatenated, give the interval of all the batches', () => {
+    const parts = [1, 2, 3].map((s) => syntheticResult('a', s, 4000, exponential(MEAN_NS)))
+    const ws = parts.map((p) => p.workloads[0])
+    const lat = concatLatencyBatches(ws.map((w) => w.latencyBatches))!
+    expect(lat.counts).toHaveLength(60)
+    expect(lat.counts.flat().reduce((a, x) => a + x, 0)).toBe(12000)
+    const pooledHist = { lowUs: [] as number[], highUs: [] as number[], counts: [] as number[] }
+    const byLow = new Map<number, [number, number]>()
+    for (const w of ws) w.latencyHist!.lowUs.forEach((l, i) => {
+      const e = byLow.get(l) ?? [w.latencyHist!.highUs[i], 0]
+      e[1] += w.latencyHist!.counts[i]
+      byLow.set(l, e)
+    })
+    for (const l of [...byLow.keys()].sort((a, b) => a - b)) {
+      pooledHist.lowUs.push(l)
+      pooledHist.highUs.push(byLow.get(l)![0])
+      pooledHist.counts.push(byLow.get(l)![1])
+    }
+    const one = { ...ws[0], latencyUs: { ...ws[0].latencyUs, count: 12000, min: Math.min(...ws.map((w) => w.latencyUs.min)), max: Math.max(...ws.map((w) => w.latencyUs.max)) }, latencyHist: pooledHist, latencyBatches: lat }
+    // the same interval as the three results pooled as seeds
+    expect(workloadStats([one]).latency.p99.ci95).toEqual(workloadStats(ws).latency.p99.ci95)
+    expect(concatTimeBatches([{ sumSec: [1], count: [2] }, undefined, { sumSec: [3, 4], count: [1, 1] }])).toEqual({ sumSec: [1, 3, 4], count: [2, 1, 1] })
   })
 })

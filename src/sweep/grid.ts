@@ -4,7 +4,7 @@
  * numbered from 0 like Slurm's array task ids).
  */
 import type { SweepAxis } from '../sim/scenario/types'
-import { parseSetPath, type SetArg } from '../sim/scenario/set'
+import { applySets, parseSetPath, type SetArg } from '../sim/scenario/set'
 
 export interface Cell {
   index: number
@@ -64,4 +64,30 @@ export function cellSets(axes: readonly SweepAxis[], cell: Cell): SetArg[] {
 /** "workloads[0].sliceUs=8000, kernel.hz=250". */
 export function cellLabel(axes: readonly SweepAxis[], cell: Cell): string {
   return axes.map((a, i) => `${a.path}=${JSON.stringify(cell.values[i])}`).join(', ')
+}
+
+export interface PlannedCell<S> {
+  cell: Cell
+  /** The scenario text with the cell's values set. */
+  text: string
+  scenario: S
+}
+
+/**
+ * Every cell (or a shard's) of a sweep, parsed: `parse` turns a cell's text into its scenario
+ * and may throw; the error is passed to `wrap` with where it happened ("FILE (sweep cell 3:
+ * workloads[0].sliceUs=8000)") so messages name the cell as well as the JSON path.
+ */
+export function planCells<S>(
+  axes: readonly SweepAxis[], text: string, chosen: readonly Cell[], file: string,
+  parse: (cellText: string) => S, wrap: (err: unknown, where: string) => unknown
+): PlannedCell<S>[] {
+  return chosen.map((cell) => {
+    const cellText = applySets(text, cellSets(axes, cell))
+    try {
+      return { cell, text: cellText, scenario: parse(cellText) }
+    } catch (e) {
+      throw wrap(e, `${file} (sweep cell ${cell.index}: ${cellLabel(axes, cell)})`)
+    }
+  })
 }

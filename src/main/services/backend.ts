@@ -1,4 +1,5 @@
-import type { ApiEventName, ApiEvents, AppInfo, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import { memoryBudgetBytes, runMemoryOf } from './limits'
 import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
@@ -8,6 +9,7 @@ import type { KeyValueStore } from './kv'
 import { exportContent } from './export'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
+import { ExplainService } from './explain-service'
 
 export interface BackendOptions {
   dataDir: string
@@ -19,6 +21,8 @@ export interface BackendOptions {
   poolSize?: number
   version: string
   platform: AppInfo['platform']
+  /** Limits given on the command line (`schedlab serve --max-events ...`): above the saved setting. */
+  limits?: Partial<HostLimits>
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -45,9 +49,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     for (const l of listeners) l(event, payload)
   }
   const store = await RunStore.open(opts.dataDir, opts.kv, opts.kvProblems ?? [])
-  const settings = new SettingsService(opts.kv)
-  const pool = new WorkerPool<VariantResult>({ workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize })
-  const runs = new RunService({ pool, store, emit, version: opts.version })
+  const settings = new SettingsService(opts.kv, opts.limits)
+  // Every job of every run, whoever submits it, waits for its memory to fit (or is refused).
+  const pool = new WorkerPool<VariantResult>({
+    workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize,
+    memoryBudgetBytes: () => memoryBudgetBytes(settings.limits()),
+    memoryOf: runMemoryOf
+  })
+  const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.
   const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
@@ -63,12 +72,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   }
 
+  const explainer = new ExplainService(pool, getRun)
+
   const service: ServiceMethods = {
     appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform }),
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
-    validateScenario: async (text, file) => scenarios.validate(text, file),
+    validateScenario: async (text, file) => scenarios.validate(text, file, settings.limits()),
     importRtApp: async (text, file) => scenarios.importRtApp(text, file),
     startRun: async (req) => runs.start(req),
     cancelRun: async (id) => runs.cancel(id),
@@ -94,8 +105,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return s
     },
     getSettings: async () => settings.get(),
-    updateSettings: async (patch) => settings.update(patch),
-    exportContent: (req) => exportContent(req, getRun)
+    updateSettings: async (patch) => {
+      if (patch.limits) settings.setLimits(patch.limits)
+      return settings.update(patch)
+    },
+    exportContent: (req) => exportContent(req, getRun),
+    explain: (req) => explainer.explain(req),
+    perfettoTrace: (req) => explainer.perfettoTrace(req)
   }
 
   return {

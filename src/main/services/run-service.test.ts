@@ -5,6 +5,13 @@ import { WorkerPool } from './worker-pool'
 import { RunStore } from './run-store'
 import { RunService } from './run-service'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
+import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { runCli } from '../../cli/index'
+import { memoryIo } from '../../cli/io'
+import { simulate } from '../../sim/index'
+import { strip } from '../../sweep/merge'
+import { relativeHalfWidth, targetEstimate } from '../../stats/precision'
 
 type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName]; at: number }
 
@@ -13,9 +20,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
-async function setup() {
+async function setup(workerPath = fixtureWorker('result-worker.ts')) {
   const t = tempDir()
-  const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
+  const pool = new WorkerPool<VariantResult>({ workerPath, execArgv: TSX_WORKER_ARGV, size: 2, progressIntervalMs: 10 })
   const store = await RunStore.open(t.dir, new MemoryKv())
   const events: Ev[] = []
   const runs = new RunService({ pool, store, version: '9.9.9', progressIntervalMs: 20, emit: (event, payload) => events.push({ event, payload, at: performance.now() }) })
@@ -154,5 +161,60 @@ describe('RunService', () => {
     const bad = runs.start({ text: scenario(['base']), file: 's.json', variants: ['nope'] })
     expect(!bad.ok && bad.problem.message).toMatch(/no variant named "nope" \(variants: base\)/)
     await runs.whenIdle()
+  })
+})
+
+describe('RunService precision runs', () => {
+  it('adds seeds on the pool until the interval is within PCT %, and saves what it reached', async () => {
+    const { runs, store, events } = await setup(join(__dirname, 'sim-worker.ts'))
+    const text = JSON.stringify({
+      name: 'precise', topology: 'smp-2', durationMs: 150,
+      variants: [{ name: 'a' }, { name: 'b', kernel: { costs: { contextSwitchUs: 9 } } }],
+      workloads: [{ type: 'cyclictest', periodUs: 1000 }, { type: 'hog', count: 3 }]
+    })
+    const bad = runs.start({ text, file: 'p.json', precision: 'nope.p50:5' })
+    expect(!bad.ok && bad.problem.issues[0]).toMatchObject({ path: 'precision', message: expect.stringMatching(/"nope" names no workload/) })
+    const res = runs.start({ text, file: 'p.json', precision: 'ct.p90:8', maxSeeds: 8 })
+    if (!res.ok) throw new Error(res.problem.message)
+    expect(res.jobs.length).toBeGreaterThanOrEqual(2)
+    await runs.whenIdle()
+    const saved = await store.get(res.runId)
+    expect(saved.precision?.target).toBe('ct.p90:8')
+    for (const v of saved.precision!.variants) {
+      const mine = saved.results.filter((r) => r.name === v.name)
+      expect(mine.map((r) => r.seed)).toEqual(Array.from({ length: v.seeds }, (_, i) => i + 1))
+      const hw = relativeHalfWidth(targetEstimate(mine, { workload: 'cyclictest', metric: 'p90' }))
+      if (v.reached) expect(hw!).toBeLessThanOrEqual(8)
+      else expect(v.seeds).toBe(8)
+      if (v.seeds > 2 && v.reached) expect(relativeHalfWidth(targetEstimate(mine.slice(0, -1), { workload: 'cyclictest', metric: 'p90' })) ?? Infinity).toBeGreaterThan(8)
+    }
+    const all = res.jobs.length + of(events, 'run-jobs').reduce((n, e) => n + e.jobs.length, 0)
+    expect(all).toBeGreaterThanOrEqual(saved.results.length)
+    expect(saved.errors).toEqual([])
+    expect(saved.status).toBe('done')
+  })
+})
+
+describe('RunService sweeps', () => {
+  it('runs every cell of a scenario\'s sweep and saves it as one history entry, cell by cell', async () => {
+    const { runs, store } = await setup(join(__dirname, 'sim-worker.ts'))
+    const text = readFileSync(join(__dirname, '../../sweep/fixtures/sweep-2x3.json'), 'utf8')
+    const res = runs.start({ text, file: 'sweep-2x3.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    expect(res.jobs).toHaveLength(12)
+    expect(res.jobs[11].cell).toEqual({ index: 5, label: 'workloads[0].sliceUs=8000, workloads[1].groups=3' })
+    await runs.whenIdle()
+    const saved = await store.get(res.runId)
+    expect(saved.kind).toBe('sweep')
+    expect(store.list()[0].kind).toBe('sweep')
+    expect(saved.results).toEqual([])
+    expect(saved.sweep!.cells.map((c) => [c.values, c.results.map((r) => r.name)])).toEqual(
+      [[3000, 1], [3000, 2], [3000, 3], [8000, 1], [8000, 2], [8000, 3]].map((v) => [v, ['tip', 'no RUN_TO_PARITY']]))
+    // the same cell as the command line computes it
+    const io = memoryIo({ 's.json': text })
+    expect(await runCli(['run', 's.json', '--json', '--set', 'workloads[0].sliceUs=8000', '--set', 'workloads[1].groups=2'], io, simulate)).toBe(0)
+    expect(strip(saved.sweep!.cells[4].results)).toEqual(strip(JSON.parse(io.stdout).variants))
+    const bad = runs.start({ text: text.replace('[1, 2, 3]', '[1, "x"]'), file: 'bad.json' })
+    expect(!bad.ok && bad.problem.file).toMatch(/^bad\.json \(sweep cell 1: workloads\[0\]\.sliceUs=3000, workloads\[1\]\.groups="x"\)$/)
   })
 })

@@ -1,11 +1,25 @@
 import type {
-  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, RunStatus, StartRunRequest, StartRunResult, StoredRun
+  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
 } from '../../shared/ipc'
 import type { VariantResult } from '../../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
 import { runName, type RunFacts } from '../../shared/run-name'
+import * as sim from './sim-adapter'
+import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
+import { submissionRefusals } from '../../sim/scenario/estimate'
+import type { RunSpec, Scenario } from './sim-adapter'
+import { cellLabel, cells, planCells } from '../../sweep/grid'
+
+interface SweepPlan {
+  axes: { path: string; values: unknown[] }[]
+  total: number
+  cells: { index: number; values: unknown[]; label: string; specs: RunSpec[] }[]
+}
+import {
+  DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget
+} from '../../stats/precision'
 
 export type Emit = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
 
@@ -14,6 +28,9 @@ interface ActiveJob {
   handle: JobHandle<VariantResult>
   progress: JobProgress | null
   outcome: JobOutcome<VariantResult> | null
+  done?: Promise<void>
+  /** Canceled by a precision run whose variant was precise: neither a result nor an error. */
+  surplus?: boolean
 }
 
 interface ActiveRun {
@@ -22,7 +39,6 @@ interface ActiveRun {
   name: string
   /** The user gave the name: keep it as it is. */
   named: boolean
-  seeds: number
   text: string
   file: string
   scenarioName: string
@@ -31,6 +47,10 @@ interface ActiveRun {
   t0: number
   jobs: ActiveJob[]
   canceled: boolean
+  /** A sweep: its grid, and each cell's runs. */
+  sweep?: SweepPlan
+  /** A precision run: its results (seeds first..first+n-1 per variant) and what it reached. */
+  precision?: { results: VariantResult[]; report: PrecisionResult } | null
   dirty: Set<string>
   timer: NodeJS.Timeout
   done: Promise<void>
@@ -41,6 +61,8 @@ export interface RunServiceDeps {
   store: RunStore
   emit: Emit
   version: string
+  /** The host's limits in force (read at each start: a changed setting applies to the next run). */
+  limits?: () => HostLimits
   /** Minimum interval between progress events of one run. */
   progressIntervalMs?: number
 }
@@ -56,7 +78,8 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   start(req: StartRunRequest): StartRunResult {
-    const parsed = scenarios.parse(req.text, req.file)
+    const limits = this.deps.limits?.() ?? DEFAULT_HOST_LIMITS
+    const parsed = scenarios.parse(req.text, req.file, limits.maxEventsPerRun)
     if (!parsed.ok) return parsed
     const s = parsed.scenario
     const unknown = req.variants ? scenarios.unknownVariants(s, req.variants) : []
@@ -64,6 +87,7 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
+    // The run bar's overrides (the CLI's --seeds, --duration-ms, --published).
     let durationMs = req.durationMs
     if (req.published) {
       if (s.publishedDurationMs === undefined) {
@@ -72,12 +96,46 @@ export class RunService {
       }
       durationMs = s.publishedDurationMs
     }
-    const expanded = scenarios.expand(s, req.file, { variants: req.variants, seeds: req.seeds, durationMs })
-    if (!expanded.ok) return expanded
-    const specs = expanded.specs
+    const overrides = { ...(req.seeds !== undefined ? { seeds: req.seeds } : {}), ...(durationMs !== undefined ? { durationMs } : {}) }
+    // A scenario with a "sweep" runs every cell (variants x seeds with the cell's values set).
+    let sweep: SweepPlan | null = null
+    let specs: RunSpec[]
+    if (s.sweep && s.sweep.length > 0 && req.precision === undefined) {
+      const axes = s.sweep
+      try {
+        const planned = planCells(axes, req.text, cells(axes), req.file,
+          (t) => sim.expandRuns(scenarios.parseOrThrow(t, req.file, limits.maxEventsPerRun), { ...(req.variants ? { variants: req.variants } : {}), ...overrides }),
+          (e, where) => (sim.isScenarioError(e) ? new sim.ScenarioError(where, e.issues) : e))
+        sweep = { axes, total: planned.length, cells: planned.map((p) => ({ index: p.cell.index, values: p.cell.values, label: cellLabel(axes, p.cell), specs: p.scenario })) }
+      } catch (err) {
+        return { ok: false, problem: scenarios.problemOf(err, req.file) }
+      }
+      specs = sweep.cells.flatMap((c) => c.specs)
+      // the whole grid is one submission: its cost is checked like a run's
+      const refused = submissionRefusals(specs, submissionLimits(limits))
+      if (refused.length > 0) return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'sweep', message })) } }
+    } else {
+      const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits), overrides)
+      if (!expanded.ok) return expanded
+      specs = expanded.specs
+    }
     if (specs.length === 0) {
       const message = 'the scenario has nothing to run (no variant selected)'
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
+    }
+    let target: (PrecisionTarget & { text: string }) | undefined
+    if (req.precision !== undefined) {
+      const t = parsePrecisionTarget(req.precision)
+      const w = typeof t === 'string' ? t : resolveTargetWorkload(s.workloads, t.workload)
+      if (typeof t === 'string' || typeof w === 'string') {
+        const message = `precision: ${typeof t === 'string' ? t : w}`
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'precision', message }] } }
+      }
+      target = { ...t, workload: w.name }
+      const refused = precisionRefusals(specs, req.maxSeeds ?? DEFAULT_MAX_SEEDS, limits)
+      if (refused.length > 0) {
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'precision', message })) } }
+      }
     }
     const createdAt = new Date()
     const id = this.deps.store.newId(createdAt)
@@ -86,15 +144,14 @@ export class RunService {
       // A run of some variants only says which, so history entries stay distinguishable.
       name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
       named: !!req.name?.trim(),
-      seeds: new Set(specs.map((x) => x.seed)).size,
       scenarioName: s.name,
       durationMs: durationMs ?? s.durationMs,
       jobs: [], canceled: false, dirty: new Set(),
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
     }
-    run.jobs = specs.map((spec, i) => {
-      const info: JobInfo = { jobId: `${id}:${i}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed }
+    const submit = (spec: RunSpec, cell?: { index: number; label: string }): ActiveJob => {
+      const info: JobInfo = { jobId: `${id}:${run.jobs.length}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed, ...(cell ? { cell } : {}) }
       const job: ActiveJob = { info, progress: null, outcome: null, handle: null as unknown as JobHandle<VariantResult> }
       job.handle = this.deps.pool.submit(spec, {
         onProgress: (simNs, durationNs) => {
@@ -102,12 +159,78 @@ export class RunService {
           run.dirty.add(info.jobId)
         }
       })
+      run.jobs.push(job)
+      job.done = job.handle.outcome.then((o) => this.onJobEnd(run, job, o))
       return job
-    })
+    }
     this.active.set(id, run)
-    run.done = Promise.all(run.jobs.map((j) => j.handle.outcome.then((o) => this.onJobEnd(run, j, o))))
+    if (target) {
+      run.precision = null
+      const initial = run.jobs.length
+      run.done = this.runPrecision(run, s, specs, target, req.maxSeeds ?? DEFAULT_MAX_SEEDS, submit)
+        .then(() => this.finish(run))
+      const first = run.jobs.slice(initial).map((j) => j.info)
+      return { ok: true, runId: id, jobs: first }
+    }
+    if (sweep) {
+      run.sweep = sweep
+      for (const c of sweep.cells) for (const spec of c.specs) submit(spec, { index: c.index, label: c.label })
+    } else for (const spec of specs) submit(spec)
+    run.done = Promise.all(run.jobs.map((j) => j.done))
       .then(() => this.finish(run))
     return { ok: true, runId: id, jobs: run.jobs.map((j) => j.info) }
+  }
+
+  /**
+   * Seeds added per variant on the pool until the target's interval is within PCT % (the same
+   * rule and stopping point as `run --precision`). Jobs beyond the first ones are announced with
+   * 'run-jobs'; those canceled because their variant was already precise are not errors.
+   */
+  private async runPrecision(
+    run: ActiveRun, s: Scenario, specs: RunSpec[], target: PrecisionTarget & { text: string }, maxSeeds: number, submit: (spec: RunSpec) => ActiveJob
+  ): Promise<void> {
+    const specOf = new Map(specs.map((x) => [x.variantIndex, x]))
+    let announced = false
+    try {
+      const pending = runToPrecision({
+        variants: [...specOf.keys()],
+        firstSeed: specs[0].seed,
+        minSeeds: Math.max(DEFAULT_MIN_SEEDS, s.seeds),
+        maxSeeds,
+        concurrency: this.deps.pool.size,
+        target,
+        submit: (vi, seed) => {
+          const job = submit({ ...specOf.get(vi)!, seed })
+          if (announced) this.deps.emit('run-jobs', { runId: run.id, jobs: [job.info] })
+          job.surplus = false
+          return {
+            result: job.handle.outcome.then((o) => (o.status === 'done' ? o.result : o.status === 'canceled' ? null : Promise.reject(new Error(o.message)))),
+            cancel: () => {
+              job.surplus = true
+              job.handle.cancel()
+            }
+          }
+        }
+      })
+      // the first jobs are submitted synchronously above and returned by start(); later ones are announced
+      announced = true
+      const out = await pending
+      run.precision = {
+        results: out.results,
+        report: {
+          target: target.text,
+          variants: out.variants.map((v) => ({
+            name: s.variants[v.variantIndex].name, seeds: v.seeds, reached: v.reached,
+            halfWidthPct: v.halfWidthPct === null ? null : Math.round(v.halfWidthPct * 100) / 100
+          }))
+        }
+      }
+    } catch {
+      // a failed or canceled job: the run is saved with what finished, as any run
+    } finally {
+      announced = true
+      await Promise.all(run.jobs.map((j) => j.done))
+    }
   }
 
   cancel(runId: string): boolean {
@@ -164,10 +287,24 @@ export class RunService {
     const errors: JobError[] = []
     for (const j of run.jobs) {
       if (j.outcome?.status === 'done') results.push(j.outcome.result)
-      // A canceled simulation's figures up to where it stopped are kept, marked partial.
-      if (j.outcome?.status === 'canceled' && j.outcome.partial) results.push({ ...j.outcome.partial, partial: true })
-      const e = errorOf(j)
+      // A canceled simulation's figures up to where it stopped are kept, marked partial
+      // (not a precision run's surplus seeds, which were never wanted).
+      if (j.outcome?.status === 'canceled' && j.outcome.partial && !j.surplus) results.push({ ...j.outcome.partial, partial: true })
+      const e = j.surplus && !run.canceled ? null : errorOf(j)
       if (e) errors.push(e)
+    }
+    // a precision run keeps the seeds its rule stopped at, whatever else had finished
+    if (run.precision) results.splice(0, results.length, ...run.precision.results)
+    let sweep: StoredSweep | undefined
+    if (run.sweep) {
+      const byCell = new Map<number, VariantResult[]>()
+      for (const j of run.jobs) {
+        if (j.outcome?.status !== 'done' || !j.info.cell) continue
+        const list = byCell.get(j.info.cell.index) ?? []
+        list.push(j.outcome.result)
+        byCell.set(j.info.cell.index, list)
+      }
+      sweep = { axes: run.sweep.axes, total: run.sweep.total, cells: run.sweep.cells.map((c) => ({ index: c.index, values: c.values, results: byCell.get(c.index) ?? [] })) }
     }
     const failed = errors.filter((e) => e.kind !== 'canceled').length
     const status: RunStatus = run.canceled ? 'canceled'
@@ -177,22 +314,26 @@ export class RunService {
       this.deps.emit('run-finished', { runId: run.id, status, run: null, errors })
       return
     }
+    const seeds = [...new Set(run.precision ? results.map((r) => r.seed) : run.jobs.map((j) => j.info.seed))].sort((a, b) => a - b)
     const stored: StoredRun = {
       format: 1,
       id: run.id,
-      name: run.named ? run.name : runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: run.seeds }),
+      name: run.named ? run.name : runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: seeds.length }),
       scenarioName: run.scenarioName,
       scenarioFile: run.file,
       createdAt: run.createdAt.toISOString(),
       status,
       variants: [...new Set(results.map((r) => r.name))],
-      seeds: [...new Set(run.jobs.map((j) => j.info.seed))].sort((a, b) => a - b),
+      seeds,
       durationMs: run.durationMs,
       wallMs: Math.round(performance.now() - run.t0),
       version: this.deps.version,
       scenarioText: run.text,
-      results,
-      errors
+      // a sweep keeps its results per cell (the same variant runs in every cell)
+      results: sweep ? [] : results,
+      errors,
+      ...(run.precision ? { precision: run.precision.report } : {}),
+      ...(sweep ? { sweep, kind: 'sweep' as const } : {})
     }
     try {
       const summary = await this.deps.store.save(stored)

@@ -66,7 +66,7 @@ export class RunNotFoundError extends Error {}
 
 function summaryOf(run: StoredRun): RunSummary {
   const { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version } = run
-  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version }
+  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(run.sweep ? { kind: 'sweep' as const } : {}) }
 }
 
 function describeZod(err: z.ZodError): string {

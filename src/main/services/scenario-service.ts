@@ -1,6 +1,9 @@
 import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../../shared/ipc'
 import * as sim from './sim-adapter'
+import type { SubmissionLimits } from '../../sim/scenario/estimate'
+import { submissionLimits, type HostLimits } from './limits'
 import { augmentSchema } from './editor-schema'
+import { hostSpecs } from '../../real/host-specs'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
@@ -22,32 +25,43 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
   return { file, message: `${file}: ${message}`, issues: [{ path: '(root)', message }] }
 }
 
-export function parse(text: string, file: string): Parsed {
+/** `maxEvents`: the host's limit on one run (see limits.ts). */
+/** The scenario as every run of the workbench parses it; throws a ScenarioError when invalid. */
+export function parseOrThrow(text: string, file: string, maxEvents?: number): sim.Scenario {
+  return sim.parseScenario(text, file, { maxEvents, host: hostSpecs })
+}
+
+export function parse(text: string, file: string, maxEvents?: number): Parsed {
   try {
-    return { ok: true, scenario: sim.parseScenario(text, file) }
+    return { ok: true, scenario: parseOrThrow(text, file, maxEvents) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }
 }
 
+/** The run bar's overrides (the CLI's --seeds, --duration-ms). */
 export interface ExpandOverrides {
-  variants?: string[]
   seeds?: number
   durationMs?: number
 }
 
-export function expand(scenario: sim.Scenario, file: string, o: ExpandOverrides = {}): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
+export function expand(scenario: sim.Scenario, file: string, variants?: string[], limits?: SubmissionLimits, o: ExpandOverrides = {}): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
   try {
-    return { ok: true, specs: sim.expandRuns(scenario, o) }
+    return { ok: true, specs: sim.expandRuns(scenario, { ...(variants ? { variants } : {}), limits, ...o }) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }
 }
 
-export function validate(text: string, file: string): ValidationResult {
-  const p = parse(text, file)
+/** Valid, and within the host's limits when they are given (what a run of it would meet). */
+export function validate(text: string, file: string, limits?: HostLimits): ValidationResult {
+  const p = parse(text, file, limits?.maxEventsPerRun)
   if (!p.ok) return p
   const s = p.scenario
+  if (limits) {
+    const e = expand(s, file, undefined, submissionLimits(limits))
+    if (!e.ok) return e
+  }
   const seeds = Array.from({ length: s.seeds }, (_, k) => s.seed + k)
   return {
     ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length,

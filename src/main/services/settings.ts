@@ -1,5 +1,6 @@
-import type { ExportPrefs, PaneLayout, Settings, SettingsPatch, Theme } from '../../shared/ipc'
+import type { ExportPrefs, HostLimits, PaneLayout, Settings, SettingsPatch, Theme } from '../../shared/ipc'
 import type { KeyValueStore } from './kv'
+import { parseLimits, resolveLimits } from './limits'
 
 const THEMES: readonly Theme[] = ['light', 'dark', 'system']
 const MAX_RECENT = 10
@@ -23,7 +24,19 @@ function exportPrefsOf(v: unknown): ExportPrefs {
 
 /** User settings kept in the key-value store next to the run index. */
 export class SettingsService {
-  constructor(private readonly kv: KeyValueStore) {}
+  /** `overrides`: limits given on the command line (`schedlab serve --max-events ...`), above the saved ones. */
+  constructor(private readonly kv: KeyValueStore, private readonly overrides: Partial<HostLimits> = {}) {}
+
+  /** The limits in force: command line, then the saved setting, then the defaults. */
+  limits(): HostLimits {
+    return resolveLimits(parseLimits(this.kv.get('limits')), this.overrides)
+  }
+
+  /** Save limits (merged into the saved ones); a command-line override still wins in this process. */
+  setLimits(patch: Partial<HostLimits>): Settings {
+    this.kv.set('limits', { ...parseLimits(this.kv.get('limits')), ...parseLimits(patch) })
+    return this.get()
+  }
 
   get(): Settings {
     const theme = this.kv.get('theme')
@@ -33,6 +46,7 @@ export class SettingsService {
       theme: THEMES.includes(theme as Theme) ? (theme as Theme) : 'system',
       baselineRunId: typeof baseline === 'string' ? baseline : null,
       recentFiles: Array.isArray(recent) ? recent.filter((r): r is string => typeof r === 'string').slice(0, MAX_RECENT) : [],
+      limits: this.limits(),
       layout: layoutOf(this.kv.get('layout')),
       exportPrefs: exportPrefsOf(this.kv.get('exportPrefs'))
     }

@@ -11,6 +11,7 @@ import { ScenarioError, WORKLOAD_TYPES, rtappScenarioText } from '../../sim/scen
 import * as presets from './presets'
 
 export { simulate } from '../../sim/index'
+export { explainRun, perfettoRun } from './sim-explain'
 export { parseScenario, expandRuns, scenarioJsonSchema, ScenarioError } from '../../sim/scenario/index'
 export type { Scenario, RunSpec } from '../../sim/scenario/index'
 

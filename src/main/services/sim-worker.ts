@@ -1,8 +1,12 @@
-/** Worker thread entry: runs one (scenario, variant, seed) simulation per job. */
+/** Worker thread entry: one simulation per job, or an explanation / a Perfetto trace of one. */
 import { serveJobs } from './worker-protocol'
-import { simulate, type RunSpec } from './sim-adapter'
+import { explainRun, perfettoRun, simulate, type RunSpec } from './sim-adapter'
+import type { WorkerJob } from './explain-service'
 
 serveJobs((payload, ctx) => {
-  const spec = payload as RunSpec
+  const job = payload as RunSpec | WorkerJob
+  if ('job' in job && job.job === 'explain') return explainRun(job, ctx)
+  if ('job' in job && job.job === 'perfetto') return perfettoRun(job, ctx)
+  const spec = job as RunSpec
   return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop })
 })

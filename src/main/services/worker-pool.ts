@@ -1,6 +1,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { availableParallelism, totalmem } from 'node:os'
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol'
+import { DEFAULT_HOST_LIMITS, memoryBudgetBytes, runMemoryOf } from './limits'
 
 /**
  * A fixed-size pool of worker threads running jobs (one simulation each). Workers are started
@@ -22,6 +23,19 @@ export interface PoolOptions {
   progressIntervalMs?: number
   /** How long a canceled job may take to notice before its worker is terminated. */
   cancelGraceMs?: number
+  /**
+   * Memory the jobs running at one time may use together (bytes; a function: read at each
+   * start). With `memoryOf`, a job waits until its estimate fits beside the running ones, and a
+   * job that could never fit is refused at once. The heap limit does not cover this: a
+   * simulation's state is in typed arrays.
+   */
+  memoryBudgetBytes?: number | (() => number)
+  /**
+   * Estimated memory of one job's payload (bytes). Both default to the host defaults
+   * (limits.ts: a run spec's estimate, half of the machine's memory), so a pool nobody
+   * configured still keeps simulations within memory.
+   */
+  memoryOf?(payload: unknown): number
 }
 
 export type FailureKind = 'error' | 'crash' | 'oom'
@@ -46,6 +60,8 @@ export interface SubmitOptions {
 interface Pending<R> {
   id: number
   payload: unknown
+  /** Estimated memory while it runs (bytes). */
+  memory: number
   opts: SubmitOptions
   resolve(o: JobOutcome<R>): void
   settled: boolean
@@ -94,6 +110,7 @@ export class WorkerPool<R = unknown> {
     const outcome = new Promise<JobOutcome<R>>((r) => (resolve = r))
     const job: Pending<R> = {
       id: this.nextId++, payload, opts, settled: false, cancelRequested: false, slot: null,
+      memory: (this.opts.memoryOf ?? runMemoryOf)(payload),
       resolve: (o) => {
         if (job.settled) return
         job.settled = true
@@ -101,8 +118,14 @@ export class WorkerPool<R = unknown> {
         resolve(o)
       }
     }
-    this.queue.push(job)
-    this.pump()
+    const budget = this.budget()
+    if (job.memory > budget) {
+      const mb = (b: number): number => Math.ceil(b / 1048576)
+      job.resolve({ status: 'failed', kind: 'error', message: `refused: this run would need about ${mb(job.memory)} MB, above the memory limit of ${mb(budget)} MB for the simulations running at one time` })
+    } else {
+      this.queue.push(job)
+      this.pump()
+    }
     return { id: job.id, outcome, cancel: () => this.cancel(job) }
   }
 
@@ -144,8 +167,16 @@ export class WorkerPool<R = unknown> {
     }, this.cancelGraceMs)
   }
 
+  private budget(): number {
+    const b = this.opts.memoryBudgetBytes ?? memoryBudgetBytes(DEFAULT_HOST_LIMITS)
+    return typeof b === 'function' ? b() : b
+  }
+
   private pump(): void {
     while (this.queue.length > 0) {
+      // In order: the next job waits for memory rather than be overtaken by smaller ones.
+      const inUse = this.slots.reduce((n, s) => n + (s.job?.memory ?? 0), 0)
+      if (inUse > 0 && inUse + this.queue[0].memory > this.budget()) return
       let slot = this.slots.find((s) => !s.job && !s.dead)
       if (!slot) {
         if (this.slots.length >= this.size) return

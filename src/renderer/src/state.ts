@@ -8,6 +8,7 @@ import type {
 } from '../../shared/ipc'
 import type { MetricKey } from '../../shared/tables'
 import type { Store } from './store'
+import type { SampleSelector } from '../../shared/explain'
 
 export interface DocState {
   name: string
@@ -56,6 +57,8 @@ export interface RunOptions {
   durationMs: number | null
   /** Run the published baselines' settings (the CLI's --published). */
   published: boolean
+  /** `WORKLOAD.METRIC:PCT` (precision-input): add seeds until the interval is that tight; null: off. */
+  precision: string | null
 }
 
 /** One column of a comparison: a variant of a saved run. */
@@ -68,6 +71,19 @@ export interface Comparison {
   columns: CompareColumnData[]
   /** Index into columns of the column the others are compared against. */
   baseline: number
+}
+
+/** A moment to explain on the timeline: a latency sample of a workload, or an unreasonable-idle event. */
+export interface ExplainTarget {
+  run: StoredRun
+  variant: string
+  workload?: string
+  sample?: SampleSelector
+  idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+  /** Default: the seed the clicked figure comes from. */
+  seed?: number
+  /** Bumped on each click (the same cell clicked again explains again). */
+  seq: number
 }
 
 export interface ProblemLine {
@@ -99,7 +115,11 @@ export interface WorkbenchState {
   progress: ProgressState | null
   runs: RunSummary[]
   shownRun: StoredRun | null
+  /** The sweep in the Sweep tab (a StoredRun with `sweep`). */
+  shownSweep: StoredRun | null
   comparison: Comparison | null
+  /** What the Timeline tab explains (set by a click on a result). */
+  explain: ExplainTarget | null
   /** The right pane's tab (a TabView id). */
   tab: string
   /** One entry per source (scenario, run, store, op:...). */
@@ -122,12 +142,14 @@ export function initialState(): WorkbenchState {
     validation: { state: 'empty', hash: '' },
     variants: [],
     unchecked: [],
-    runOptions: { seeds: null, durationMs: null, published: false },
+    runOptions: { seeds: null, durationMs: null, published: false, precision: null },
     runningId: null,
     progress: null,
     runs: [],
     shownRun: null,
+    shownSweep: null,
     comparison: null,
+    explain: null,
     tab: 'results',
     problems: {},
     distribution: { view: 'ccdf', logY: false },
@@ -148,12 +170,16 @@ export interface Actions {
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void
   openRun(id: string): Promise<void>
+  /** Show one cell of a sweep as a run in Results. */
+  openSweepCell(sweep: StoredRun, cell: number): void
   renameRun(id: string, name: string): Promise<void>
   deleteRun(id: string): Promise<void>
   pinBaseline(id: string | null): Promise<void>
   loadRunScenario(id: string): Promise<void>
   compareRuns(ids: string[]): Promise<void>
   showComparison(columns: CompareColumnData[], baseline: number): void
+  /** Open the Timeline tab at a clicked moment and explain it. */
+  explain(target: Omit<ExplainTarget, 'seq'>): void
   exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string, metrics?: MetricKey[]): Promise<void>
   exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
   selectTab(id: string): void

@@ -8,7 +8,7 @@ import type { ApiEvents, MenuCommand, ScenarioDoc, ScenarioIssue, ScenarioProble
 import { textHash } from '../../shared/text-hash'
 import { errorMessage } from './dom'
 import type { Store } from './store'
-import type { Actions, CompareColumnData, JobView, ProblemEntry, RunOptions, WorkbenchState } from './state'
+import type { Actions, CompareColumnData, ExplainTarget, JobView, ProblemEntry, RunOptions, WorkbenchState } from './state'
 import { resolveTheme } from './theme'
 import { runOptionsProblem } from './run-options'
 
@@ -38,6 +38,7 @@ export class Workbench implements Actions {
     this.store.set({ settings, editorInfo, presets, appInfo, theme: resolveTheme(settings.theme) })
     api.on('run-progress', (e) => this.onProgress(e))
     api.on('run-job', (e) => this.onJob(e))
+    api.on('run-jobs', (e) => this.onMoreJobs(e))
     api.on('run-finished', (e) => void this.onRunFinished(e))
     api.on('runs-changed', () => void this.refreshRuns())
     api.on('menu-command', (e) => void this.command(e.command, e.path))
@@ -258,10 +259,12 @@ export class Workbench implements Actions {
     this.store.set({ runningId: 'starting' })
     try {
       const o = this.s.runOptions
+      const precision = o.precision?.trim()
       const r = await this.api.startRun({
         text, file: name, variants: this.selectedVariants(),
         ...(o.seeds !== null ? { seeds: o.seeds } : {}),
-        ...(o.published ? { published: true } : o.durationMs !== null ? { durationMs: o.durationMs } : {})
+        ...(o.published ? { published: true } : o.durationMs !== null ? { durationMs: o.durationMs } : {}),
+        ...(precision ? { precision } : {})
       })
       if (!r.ok) {
         this.store.set({ runningId: null })
@@ -303,6 +306,13 @@ export class Workbench implements Actions {
     })
   }
 
+  /** Seeds a precision run added. */
+  private onMoreJobs(e: ApiEvents['run-jobs']): void {
+    const p = this.s.progress
+    if (!p || p.runId !== e.runId) return
+    this.store.set({ progress: { ...p, jobs: [...p.jobs, ...e.jobs.map((info): JobView => ({ info, state: 'queued', fraction: 0 }))] } })
+  }
+
   private onJob(e: ApiEvents['run-job']): void {
     this.updateJobs(e.runId, (j) => j.info.jobId !== e.jobId ? j : {
       ...j, state: e.state, fraction: e.state === 'done' ? 1 : j.fraction,
@@ -330,11 +340,16 @@ export class Workbench implements Actions {
     try {
       const [list, settings] = await Promise.all([this.api.listRuns(), this.api.getSettings()])
       const shown = this.s.shownRun
-      const fresh = shown ? list.runs.find((r) => r.id === shown.id) : undefined
+      // a sweep's cell shown as a run has the id SWEEP#CELL and keeps its own name
+      const cell = !!shown && shown.id.includes('#')
+      const fresh = shown ? list.runs.find((r) => r.id === (cell ? shown.id.slice(0, shown.id.indexOf('#')) : shown.id)) : undefined
+      const sweep = this.s.shownSweep
+      const freshSweep = sweep ? list.runs.find((r) => r.id === sweep.id) : undefined
       this.store.set({
         runs: list.runs,
         settings,
-        shownRun: !shown || !fresh ? null : fresh.name !== shown.name ? { ...shown, name: fresh.name } : shown
+        shownRun: !shown || !fresh ? null : !cell && fresh.name !== shown.name ? { ...shown, name: fresh.name } : shown,
+        shownSweep: !sweep || !freshSweep ? null : freshSweep.name !== sweep.name ? { ...sweep, name: freshSweep.name } : sweep
       })
       this.setProblem('store', list.problems.length ? {
         title: 'Some saved runs could not be read (they were moved aside, not deleted)',
@@ -348,9 +363,27 @@ export class Workbench implements Actions {
   async openRun(id: string): Promise<void> {
     await this.guard('Could not open the run', async () => {
       const run = await this.api.getRun(id)
+      if (run.sweep) {
+        this.store.set({ shownSweep: run })
+        this.selectTab('sweep')
+        return
+      }
       this.store.set({ shownRun: run })
       this.selectTab('results')
     })
+  }
+
+  openSweepCell(sweep: StoredRun, cell: number): void {
+    const c = sweep.sweep?.cells.find((x) => x.index === cell)
+    if (!c) return
+    const label = sweep.sweep!.axes.map((a, i) => `${a.path}=${JSON.stringify(c.values[i])}`).join(', ')
+    this.store.set({
+      shownRun: {
+        ...sweep, id: `${sweep.id}#${cell}`, name: `${sweep.name} [${label}]`, kind: undefined, sweep: undefined,
+        results: c.results, seeds: [...new Set(c.results.map((r) => r.seed))].sort((a, b) => a - b)
+      }
+    })
+    this.selectTab('results')
   }
 
   async renameRun(id: string, name: string): Promise<void> {
@@ -362,7 +395,8 @@ export class Workbench implements Actions {
   async deleteRun(id: string): Promise<void> {
     await this.guard('Delete failed', async () => {
       await this.api.deleteRun(id)
-      if (this.s.shownRun?.id === id) this.store.set({ shownRun: null })
+      if (this.s.shownRun?.id === id || this.s.shownRun?.id.startsWith(`${id}#`)) this.store.set({ shownRun: null })
+      if (this.s.shownSweep?.id === id) this.store.set({ shownSweep: null })
     })
   }
 
@@ -403,6 +437,11 @@ export class Workbench implements Actions {
     await this.guard('PNG export failed', async () => {
       await this.api.exportPng(name.replace(/[^\w.-]+/g, '-'), await png())
     })
+  }
+
+  explain(target: Omit<ExplainTarget, 'seq'>): void {
+    this.store.set({ explain: { ...target, seq: (this.store.state.explain?.seq ?? 0) + 1 } })
+    this.selectTab('timeline')
   }
 
   selectTab(id: string): void {

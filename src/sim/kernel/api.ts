@@ -62,6 +62,8 @@ export interface TaskAttrs {
   startNs: number
   /** Whether wakeup latencies of this task count in its workload's latency distribution. */
   recordLatency: boolean
+  /** A kernel thread (PF_KTHREAD), e.g. a per-CPU kworker. */
+  kthread?: boolean
   /**
    * prctl(PR_SET_TIMERSLACK): how late an hrtimer sleep of this task may fire. Default: the
    * kernel's 50 us for fair policies (kernel.timerSlackUs), 0 for RT policies.

@@ -57,8 +57,11 @@ export const LBF_DST_PINNED = 0x04
 export const LBF_SOME_PINNED = 0x08
 export const LBF_ACTIVE_LB = 0x10
 
-/** sysctl_sched_nr_migrate and SCHED_NR_MIGRATE_BREAK. */
-export const SCHED_NR_MIGRATE = 32
+/**
+ * SCHED_NR_MIGRATE_BREAK. sysctl_sched_nr_migrate is kernel.nrMigrate (32 by default): with the
+ * default, loop_max (at most nr_migrate) always stops detach_tasks() before loop_break, so
+ * LBF_NEED_BREAK only happens with a raised nr_migrate.
+ */
 export const SCHED_NR_MIGRATE_BREAK = 32
 /** MAX_PINNED_INTERVAL, ms. */
 export const MAX_PINNED_INTERVAL = 512
@@ -169,7 +172,7 @@ export class LbEnv {
 
   constructor(ncpus: number, maxTasks: number) {
     this.cpus = new Uint8Array(ncpus)
-    this.detached = new Int32Array(Math.max(maxTasks, SCHED_NR_MIGRATE + 1))
+    this.detached = new Int32Array(maxTasks + 1)
   }
 }
 
@@ -562,8 +565,10 @@ function taskHot(fs: FairSched, env: LbEnv, p: number): boolean {
 /** can_migrate_task() */
 function canMigrateTask(fs: FairSched, env: LbEnv, p: number): boolean {
   const k = fs.k
-  // Delayed-dequeued tasks stay (the kernel lets migrate_load move them; this model never does).
-  if (k.schedDelayed[p]) return false
+  // A delayed-dequeued task (still queued, its load counted) moves only when the balance
+  // migrates load (6.14+: migrating it does not balance runnable tasks); 6.12-6.13 moved it
+  // like any task. It stays delayed on the destination.
+  if (k.schedDelayed[p] && k.cfg.prof >= P_6_17 && env.migrationType !== MIGRATE_LOAD) return false
   // Prefer eligible tasks: an ineligible one moves only after the balance has failed (6.13+).
   if (k.cfg.prof >= P_6_17 && k.f.PLACE_LAG !== false && !env.sd.nrBalanceFailed && k.cfsNrQueued[env.dstCpu] > 0 &&
       !entityEligible(k, env.srcCpu, p)) return false
@@ -642,13 +647,14 @@ function detachTasks(fs: FairSched, env: LbEnv): number {
   while (tail !== NIL) {
     if (env.idle !== CPU_NOT_IDLE && k.nrRunning[src] <= 1) break
     env.loop++
-    env.tasksVisited++
-    if (env.loop > env.loopMax && !(env.flags & LBF_ALL_PINNED)) break
+    // (the `&& !LBF_ALL_PINNED` clause of 6.x was reverted in 6.10, 2feab2492deb, also in 6.6.y)
+    if (env.loop > env.loopMax) break
     if (env.loop > env.loopBreak) {
       env.loopBreak += SCHED_NR_MIGRATE_BREAK
       env.flags |= LBF_NEED_BREAK
       break
     }
+    env.tasksVisited++
     const p = tail
     const prev = k.cfsTaskPrev[p]
     let take = canMigrateTask(fs, env, p)
@@ -843,7 +849,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
     let checkRedo = false
     env.flags |= LBF_ALL_PINNED
     if (k.nrRunning[busiest] > 1) {
-      env.loopMax = Math.min(SCHED_NR_MIGRATE, k.nrRunning[busiest])
+      env.loopMax = Math.min(k.cfg.nrMigrate, k.nrRunning[busiest])
       for (;;) {
         // more_balance:
         const moved = detachTasks(fs, env)
@@ -856,7 +862,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
         if (env.flags & LBF_NEED_BREAK) {
           env.flags &= ~LBF_NEED_BREAK
           // seed 004/9: a newly idle CPU that got work meanwhile stops here
-          const stop = f.LBP9_NEED_BREAK === true && env.idle === CPU_NEWLY_IDLE && k.nrRunning[env.dstCpu] > 0
+          const stop = f.LBP9_NEED_BREAK === true && env.idle === CPU_NEWLY_IDLE && (k.nrRunning[env.dstCpu] > 0 || k.ttwuPending[env.dstCpu] > 0)
           if (stop) k.counters.lbNeedBreakStops = (k.counters.lbNeedBreakStops ?? 0) + 1
           // Stop once every task of the source has been looked at.
           else if (env.loop < k.nrRunning[busiest]) continue
@@ -1091,7 +1097,8 @@ export function schedBalanceDomains(fs: FairSched, cpu: number, idleIn: number):
   const cont = contScratch
   cont.value = true
   for (let sd = fs.d.sd[cpu]; sd; sd = sd.parent) {
-    needDecay = updateNewidleCost(fs, sd, 0) || needDecay
+    // the kernel keeps the last domain's answer (an assignment, not an OR)
+    needDecay = updateNewidleCost(fs, sd, 0)
     maxCost += sd.maxNewidleLbCost
     if (!cont.value) {
       if (needDecay) continue
@@ -1217,7 +1224,8 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
   // seed 004/8: under LB_PROMOTE a short expected idle period does not skip the balance
   const useAvgIdle = !(f.LB_PROMOTE && f.LBP8_NEWIDLE_AVG_IDLE)
   if (!fs.d.rd.overloaded || (useAvgIdle && avgIdle < base.maxNewidleLbCost)) {
-    for (let sd: SchedDomain | null = base; sd; sd = sd.parent) nextBalance = Math.min(nextBalance, sd.lastBalance + sdBalanceIntervalJiffies(sd, false, k.cfg.hz, fs.ncpus))
+    // update_next_balance() of the lowest domain only
+    nextBalance = Math.min(nextBalance, base.lastBalance + sdBalanceIntervalJiffies(base, false, k.cfg.hz, fs.ncpus))
     if (fs.nextBalance[cpu] > nextBalance) fs.nextBalance[cpu] = nextBalance
     k.counters.newidleSkipped = (k.counters.newidleSkipped ?? 0) + 1
     return false

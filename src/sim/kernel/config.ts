@@ -4,7 +4,7 @@
  */
 import type { KernelSpec, VariantSpec } from '../scenario/types'
 import type { CostsSpec } from './topology-types'
-import { defaultFeatures, profileOrdinal, P_6_17, PREEMPT_MODELS, type FeatureSet, type KernelProfile } from './features'
+import { defaultFeatures, profileOrdinal, P_6_17, P_TIP26, PREEMPT_MODELS, type FeatureSet, type KernelProfile } from './features'
 import { patchSwitches, PATCH_SWITCH_NAMES } from '../patches'
 
 export interface CostConfig {
@@ -99,6 +99,8 @@ export interface KernelConfig {
   /** normalized_sysctl_sched_base_slice (unscaled). */
   normBaseSliceNs: number
   migrationCostNs: number
+  /** sysctl_sched_nr_migrate: tasks one balance pass looks at (loop_max). */
+  nrMigrate: number
   rrTimesliceNs: number
   /** PREEMPT_NONE ... PREEMPT_LAZY: when a reschedule interrupts kernel code. */
   preemptModel: number
@@ -122,10 +124,21 @@ export function sliceScaleFactor(ncpus: number, scaling: 'none' | 'log' | 'linea
   return 1 + Math.floor(Math.log2(n))
 }
 
-export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number, hardwareCosts: CostsSpec = {}): KernelConfig {
+/**
+ * Architectures with GENERIC_ENTRY and HAVE_GENERIC_TIF_BITS, where CONFIG_HRTIMER_REARM_DEFERRED
+ * (tip, 2026-02) defaults on and makes HRTICK and HRTICK_DL default on (kernel/time/Kconfig,
+ * kernel/sched/features.h). arm64 has the generic IRQ entry only, so not there.
+ */
+const REARM_DEFERRED_ARCH = /^(x86|x86_64|amd64|i[3-6]86|riscv|riscv64|loongarch|loongarch64|s390|s390x)$/
+
+export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | undefined, ncpus: number, hardwareCosts: CostsSpec = {}, arch?: string): KernelConfig {
   const k = { ...kernel, ...(variant?.kernel ?? {}) } as KernelSpec
   const profile = k.profile
   const features: FeatureSet = defaultFeatures(profile)
+  if (profileOrdinal(profile) === P_TIP26 && arch !== undefined && REARM_DEFERRED_ARCH.test(arch)) {
+    features.HRTICK = true
+    features.HRTICK_DL = true
+  }
   for (const name of PATCH_SWITCH_NAMES) features[name] = false
   Object.assign(features, kernel.features)
   if (variant) {
@@ -142,6 +155,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     normBaseSliceNs: norm,
     baseSliceNs: norm * sliceScaleFactor(ncpus, k.tunableScaling ?? 'log'),
     migrationCostNs: 500_000,
+    nrMigrate: k.nrMigrate ?? 32,
     rrTimesliceNs: 100_000_000,
     preemptModel: PREEMPT_MODELS.indexOf(k.preempt ?? 'full'),
     timerSlackNs: Math.round((k.timerSlackUs ?? 50) * 1000),

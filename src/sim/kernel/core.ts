@@ -25,12 +25,12 @@ import { EevdfTree, NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
 import {
   avgVruntime, checkPreemptWakeupFair, dequeueEntity, dequeueTaskFair, enqueueTaskFair,
-  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextEntity, taskTickFair,
+  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextTaskFair, taskTickFair,
   updateCurr, yieldTaskFair, refreshRqMinSlice,
   DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
   DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
 } from './fair'
-import { P_6_17, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
+import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
@@ -314,6 +314,17 @@ export class Kernel implements TaskContext {
   // a plain object (not null-prototype) keeps V8's fast properties for the counters bumped per event
   counters: Record<string, number> = {}
   warnings: string[] = []
+  private warnedSlice66 = false
+
+  /** in_task(): the code runs in a task's context (its syscall), not in an interrupt. */
+  get inTask(): boolean {
+    return this.stepping !== NIL
+  }
+
+  /** The task whose program step is running (`current` in task context), NIL otherwise. */
+  get currentTask(): number {
+    return this.stepping
+  }
 
   /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */
   thisCpu = -1
@@ -433,7 +444,14 @@ export class Kernel implements TaskContext {
     this.policy[t] = a.policy
     this.rtPrio[t] = isRtPolicy(a.policy) ? Math.max(1, Math.min(99, a.rtPriority)) : 0
     this.weight[t] = a.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(a.nice)
-    if (a.sliceNs > 0) {
+    if (a.sliceNs > 0 && this.cfg.prof === P_6_6 && !isRtPolicy(a.policy)) {
+      // 6.6-6.11 have no custom slices: sched_attr.sched_runtime of a fair task is ignored
+      if (!this.warnedSlice66) {
+        this.warnedSlice66 = true
+        this.warnings.push('kernel profile 6.6 has no custom slices (6.12+): sliceUs of fair tasks is ignored')
+      }
+    }
+    if (a.sliceNs > 0 && (this.cfg.prof > P_6_6 || isRtPolicy(a.policy))) {
       // sched_attr.sched_runtime for fair tasks, clamped to [0.1 ms, 100 ms]
       this.slice[t] = Math.max(100_000, Math.min(100_000_000, Math.round(a.sliceNs)))
       this.customSlice[t] = 1
@@ -850,6 +868,8 @@ export class Kernel implements TaskContext {
   /** put_prev_set_next_task() */
   private putPrevSetNext(cpu: number, prev: number, next: number): void {
     if (prev === next) return
+    // hrtick_clear() in __schedule(): the next fair task arms its own
+    if (this.f.HRTICK) this.hrtickGen[cpu]++
     if (prev !== NIL) {
       if (this.isFair(prev)) {
         if (this.cfsCurr[cpu] === prev) putPrevEntity(this, cpu, prev)
@@ -858,7 +878,7 @@ export class Kernel implements TaskContext {
       }
     }
     if (next !== NIL) {
-      if (this.isFair(next)) setNextEntity(this, cpu, next, true)
+      if (this.isFair(next)) setNextTaskFair(this, cpu, next, true)
       else this.rt.setNext(cpu, next)
     }
   }
@@ -950,9 +970,10 @@ export class Kernel implements TaskContext {
     if (waker !== NIL) this.recordWakee(waker, p)
     let cpu = this.taskCpu[p]
     if (this.onRq[p] !== 0) {
-      // ttwu_runnable(): still queued as sched_delayed
+      // ttwu_runnable(): still queued as sched_delayed, requeued in place (ENQUEUE_DELAYED) on
+      // its CPU, no CPU selection; the RFC TTWU_DEQUEUE dequeues it and selects a CPU instead
       this.nrDelayedWoken++
-      if (this.cfg.prof < P_6_17) {
+      if (!this.f.TTWU_DEQUEUE) {
         enqueueTaskFair(this, cpu, p, ENQUEUE_DELAYED)
         this.wakeupPreempt(cpu, p, wakeFlags)
         return true
@@ -1097,6 +1118,9 @@ export class Kernel implements TaskContext {
     this.vruntime[p] = 0
     this.action[p] = ACT_NONE
     let cpu: number
+    // wake_up_new_task(): recent_used_cpu starts as task_cpu(), the forking CPU (sched_fork);
+    // a task of the initial setup is taken to be forked on its start CPU
+    this.recentUsedCpu[p] = parentCpu >= 0 ? parentCpu : startCpu
     if (startCpu >= 0 && this.cpuAllowed(p, startCpu)) cpu = startCpu
     else cpu = this.selectTaskRq(p, parentCpu >= 0 ? parentCpu : 0, WF_FORK)
     this.taskCpu[p] = cpu
@@ -1674,7 +1698,7 @@ export class Kernel implements TaskContext {
       if (Math.abs(V - mean) > 1 + Math.abs(mean) * 1e-12) {
         throw new KernelInvariantError(`CPU ${cpu}: V ${V} is not the weighted average ${mean}`)
       }
-      const liveCheck = this.cfg.prof >= P_6_17
+      const liveCheck = this.cfg.prof >= P_TIP26
       const checkLag = (n: number): void => {
         const L = lagLimit(this, cpu, n)
         if (liveCheck) {

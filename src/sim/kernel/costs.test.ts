@@ -40,10 +40,10 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     // CPU 1 only pays for its own periodic balancing
     expect(dear.cpu1 - base.cpu1).toBeLessThan((dear.cpu0 - base.cpu0) / 20)
     const perTask = sysUs({ balancePerTaskUs: 1.1 })
-    // both tasks are pinned away, so detach_tasks keeps rotating them until loop_break: 33
-    // tasks examined per pass, 1 us more each
-    expect((perTask.cpu0 - base.cpu0) / base.passes).toBeGreaterThan(33)
-    expect((perTask.cpu0 - base.cpu0) / base.passes).toBeLessThan(34)
+    // both tasks are pinned away; detach_tasks looks at each once (loop_max = nr_running = 2,
+    // since the revert of the LBF_ALL_PINNED clause): 2 tasks examined per pass, 1 us more each
+    expect((perTask.cpu0 - base.cpu0) / base.passes).toBeGreaterThan(2)
+    expect((perTask.cpu0 - base.cpu0) / base.passes).toBeLessThan(2.5)
   })
 
   it('a wakeup\'s CPU selection is charged to the waking CPU per CPU it scans', () => {
@@ -102,8 +102,9 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     const base = simulate(s, 0, 1)
     const lbp = simulate(s, 1, 1)
     expect(lbp.stats.sysPct).toBeGreaterThan(base.stats.sysPct * 1.05)
-    const events = (r: typeof base) => Object.values(r.unreasonableIdle.events).reduce((a, b) => a + b, 0)
-    expect(events(lbp)).toBeLessThanOrEqual(events(base))
+    // unreasonable-idle events are rare (0-3 per 600 ms run): compare their sum over three seeds
+    const events = (v: number) => [1, 2, 3].reduce((n, seed) => n + Object.values(simulate(s, v, seed).unreasonableIdle.events).reduce((a, b) => a + b, 0), 0)
+    expect(events(1)).toBeLessThan(events(0))
     expect(lbp.workloads[0].latencyUs.p99).toBeLessThan(base.workloads[0].latencyUs.p99)
   })
 })

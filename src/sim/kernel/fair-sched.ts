@@ -154,13 +154,14 @@ export class FairSched implements Placement, LoadHooks {
     this.wakeMigrations = new Float64Array(this.levelNames.length)
     this.lbMigrations = new Float64Array(this.levelNames.length)
     this.idle = new UnreasonableIdleDetector(n, 64)
-    this.lbEnv = new LbEnv(n, 1024)
+    this.lbEnv = new LbEnv(n, Math.max(1024, k.cfg.nrMigrate))
     this.swbMask = new Uint8Array(n)
     this.selMask = new Uint8Array(n)
     this.pushCpu = new Int32Array(n)
     this.clusterActive = k.topo.cpus.some((c) => c.cls >= 0)
     this.exitNs = k.topo.cpus.map((_, c) => Float64Array.from(idleStatesOf(k.topo, c).map((st) => Math.round(st.exitLatencyUs * 1000))))
     this.stopWork = makeStopWork(this)
+    k.rt.domains = this.d.sd
     this.growTasks(64)
     // CPUs start idle with their tick stopped, as after boot.
     for (let c = 0; c < n; c++) {
@@ -334,6 +335,8 @@ export class FairSched implements Placement, LoadHooks {
       this.pelt.postInitEntityUtilAvg(cpu, se, this.k.weight[se])
     }
     this.peltUpdate(cpu, se, DO_ATTACH)
+    // a delayed task being migrated left util_est and uclamp when it was delayed
+    if (this.k.schedDelayed[se] !== 0) return
     this.pelt.utilEstEnqueue(cpu, se)
     this.uclampInc(cpu, se)
     if (this.k.cfsCurr[cpu] !== se) {
@@ -350,7 +353,7 @@ export class FairSched implements Placement, LoadHooks {
     this.peltUpdate(cpu, se, migrating ? DO_DETACH : 0)
     // A task becoming delayed leaves util_est/uclamp now; finishing the delayed dequeue only
     // updates the estimate (it was already taken out).
-    if (!(flags & DEQUEUE_DELAYED)) this.pelt.utilEstDequeue(cpu, se)
+    if (!(flags & DEQUEUE_DELAYED) && this.k.schedDelayed[se] === 0) this.pelt.utilEstDequeue(cpu, se)
     if (!delayed) this.pelt.utilEstUpdate(cpu, se, (flags & DEQUEUE_SLEEP) !== 0)
     this.uclampDec(cpu, se)
     if (!migrating) this.idle.taskStops(se)

@@ -125,9 +125,13 @@ export function cfsRqMaxSlice(k: Kernel, cpu: number): number {
   return m
 }
 
-/** The lag clamp of entity_lag(), in virtual time. */
+/**
+ * The lag clamp of entity_lag(), in virtual time: max(2 * slice, TICK_NSEC) until 6.19, the
+ * queue's max slice + TICK_NSEC from "sched/fair: Fix lag clamp" (tip 2026, 7.0; also in 6.18.y
+ * stable).
+ */
 export function lagLimit(k: Kernel, cpu: number, se: number): number {
-  const limit = k.cfg.prof >= P_6_17
+  const limit = k.cfg.prof >= P_TIP26
     ? cfsRqMaxSlice(k, cpu) + k.cfg.tickNs
     : Math.max(2 * k.slice[se], k.cfg.tickNs)
   return calcDeltaFair(limit, k.weight[se])
@@ -270,7 +274,8 @@ export function updateCurr(k: Kernel, cpu: number): void {
     }
   } else if (prof >= P_6_12) {
     // 6.12: also when a short wakeup cancelled the protection and curr is now ineligible
-    if (resched || (k.vprot[curr] !== k.deadline[curr] && !entityEligible(k, cpu, curr))) {
+    // (did_preempt_short(), gated by PREEMPT_SHORT)
+    if (resched || (k.f.PREEMPT_SHORT && k.vprot[curr] !== k.deadline[curr] && !entityEligible(k, cpu, curr))) {
       k.reschedCurrLazy(cpu)
       clearBuddies(k, cpu, curr)
     }
@@ -473,10 +478,17 @@ export function enqueueTaskFair(k: Kernel, cpu: number, p: number, flags: number
   }
   if ((flags & ENQUEUE_WAKEUP) && k.onRq[p] === 0) decayEntityLag(k, cpu, p, flags)
   enqueueEntity(k, cpu, p, flags)
-  if (k.cfsNrRunnable[cpu]++ === 0 && k.fairServer !== null) k.fairServer.start(cpu)
+  // a delayed task moved by the balancer stays delayed: queued, not runnable
+  if (k.schedDelayed[p] === 0 && k.cfsNrRunnable[cpu]++ === 0 && k.fairServer !== null) k.fairServer.start(cpu)
   refreshRqMinSlice(k, cpu)
   if (k.onFairEnqueue !== null) k.onFairEnqueue(cpu, p, flags)
-  if (k.f.HRTICK && k.curr[cpu] !== NIL && k.cfsCurr[cpu] === k.curr[cpu]) hrtickStartFair(k, cpu, k.curr[cpu])
+  hrtickUpdate(k, cpu)
+}
+
+/** hrtick_update(): after an enqueue or dequeue, re-arm the hrtick of a running fair task. */
+function hrtickUpdate(k: Kernel, cpu: number): void {
+  const curr = k.curr[cpu]
+  if (k.f.HRTICK && curr !== NIL && k.cfsCurr[cpu] === curr) hrtickStartFair(k, cpu, curr)
 }
 
 /**
@@ -488,6 +500,7 @@ export function dequeueTaskFair(k: Kernel, cpu: number, p: number, flags: number
   if (done && !wasDelayed) k.cfsNrRunnable[cpu]--
   if (k.cfsNrQueued[cpu] === 0 && k.fairServer !== null) k.fairServer.stop(cpu)
   refreshRqMinSlice(k, cpu)
+  if (done) hrtickUpdate(k, cpu)
   return done
 }
 
@@ -543,10 +556,12 @@ export function pickEevdf(k: Kernel, cpu: number, protect: boolean): number {
   if (k.cfsNrQueued[cpu] === 1) return curr !== NIL && k.onRq[curr] !== 0 ? curr : tree.first(cpu)
   if (curr !== NIL && k.onRq[curr] === 0) curr = NIL
   if (prof >= P_6_19 || f.NB_POSTED) {
-    // 6.19 moved the buddy check into pick_eevdf, gated by protect; the posted v4 of
-    // "Reimplement NEXT_BUDDY" had it without the protect gate.
+    // the NEXT_BUDDY rework (6.19, and seed 003 as posted) moved the buddy check into
+    // __pick_eevdf before the protection test, for every caller; the 7.0 fix (tip 2026)
+    // gates it by protect, so a short wakeup's pick no longer returns an old buddy
     const next = k.cfsNext[cpu]
-    if (f.PICK_BUDDY && (protect || f.NB_POSTED) && next !== NIL && entityEligible(k, cpu, next)) return next
+    const gate = prof >= P_TIP26 && !f.NB_POSTED ? protect : true
+    if (f.PICK_BUDDY && gate && next !== NIL && entityEligible(k, cpu, next)) return next
   }
   if (curr !== NIL && !entityEligible(k, cpu, curr)) curr = NIL
   if (curr !== NIL && protect && (prof >= P_6_17 || f.RUN_TO_PARITY) && protectSlice(k, curr)) return curr
@@ -606,6 +621,12 @@ export function setNextEntity(k: Kernel, cpu: number, se: number, first: boolean
   k.prevSumExec[se] = k.sumExec[se]
 }
 
+/** __set_next_task_fair() after set_next_entity(): a first pick arms the hrtick. */
+export function setNextTaskFair(k: Kernel, cpu: number, p: number, first: boolean): void {
+  setNextEntity(k, cpu, p, first)
+  if (first && k.f.HRTICK) hrtickStartFair(k, cpu, p)
+}
+
 /** put_prev_entity(): curr goes back into the tree (if still queued). */
 export function putPrevEntity(k: Kernel, cpu: number, se: number): void {
   if (k.onRq[se] !== 0) {
@@ -662,7 +683,8 @@ function preemptSync(k: Kernel, se: number, pse: number, wakeFlags: number): num
  */
 function doPreemptBuddyPosted(k: Kernel, cpu: number, se: number, pse: number, wakeFlags: number): number {
   if ((wakeFlags & WF_FORK) || k.schedDelayed[pse] !== 0) return PREEMPT_WAKEUP_NONE
-  if (!entityEligible(k, cpu, se)) return PREEMPT_WAKEUP_RESCHED
+  // only a waker in task context, not an interrupt's wakeup (in_task())
+  if (k.inTask && !entityEligible(k, cpu, se)) return PREEMPT_WAKEUP_RESCHED
   const next = k.cfsNext[cpu]
   if (next !== NIL && next !== pse && k.deadline[next] < k.deadline[pse]) return PREEMPT_WAKEUP_NEXT
   k.cfsNext[cpu] = pse
@@ -700,14 +722,14 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
   updateCurr(k, cpu)
 
   let action = PREEMPT_WAKEUP_PICK
-  if (prof >= P_6_12 && f.PREEMPT_SHORT && k.slice[p] < k.slice[se]) {
+  if (prof >= P_6_12 && f.PREEMPT_SHORT && k.slice[p] < k.slice[se] && (prof !== P_6_12 || doPreemptShort(k, cpu, p, se))) {
     action = PREEMPT_WAKEUP_SHORT
   } else if (f.NB_POSTED) {
     action = doPreemptBuddyPosted(k, cpu, se, p, wakeFlags)
     if (action === PREEMPT_WAKEUP_NEXT) action = PREEMPT_WAKEUP_PICK
   } else if (prof >= P_6_19 || f.NB_MERGED) {
     if ((wakeFlags & WF_FORK) || k.schedDelayed[p] !== 0) return WP_FORK_OR_DELAYED
-    if (f.NB_MERGED && !entityEligible(k, cpu, se)) action = PREEMPT_WAKEUP_RESCHED
+    if (f.NB_MERGED && k.inTask && !entityEligible(k, cpu, se)) action = PREEMPT_WAKEUP_RESCHED
     else if (f.NEXT_BUDDY && setPreemptBuddy(k, cpu, p) && (wakeFlags & WF_SYNC)) action = preemptSync(k, se, p, wakeFlags)
   }
   if (action === PREEMPT_WAKEUP_NONE) return WP_BUDDY_NO_PREEMPT
@@ -734,8 +756,21 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
 function preemptFair(k: Kernel, cpu: number, se: number, p: number, action: number): void {
   const tip = k.cfg.prof >= P_TIP26
   if (action === PREEMPT_WAKEUP_SHORT || tip) cancelProtectSlice(k, se)
-  if (action === PREEMPT_WAKEUP_SHORT && tip) setShortBuddy(k, cpu, p)
+  if (action === PREEMPT_WAKEUP_SHORT && tip) {
+    setShortBuddy(k, cpu, p)
+    // 7.0 fix of the NEXT_BUDDY rework: the preempted curr is no buddy any more
+    clearBuddies(k, cpu, se)
+  }
   k.reschedCurrLazy(cpu)
+}
+
+/**
+ * do_preempt_short() (6.12): a shorter-slice wakee may cancel curr's protection only if it is
+ * eligible and has the earlier deadline, or curr is no longer eligible.
+ */
+function doPreemptShort(k: Kernel, cpu: number, pse: number, se: number): boolean {
+  if (!entityEligible(k, cpu, pse)) return false
+  return k.deadline[pse] < k.deadline[se] || !entityEligible(k, cpu, se)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -748,11 +783,7 @@ export function taskTickFair(k: Kernel, cpu: number, queued: boolean): void {
   const curr = k.cfsCurr[cpu]
   if (curr !== NIL) k.hooks.tickLoad(cpu, curr)
   if (k.cfg.prof >= P_6_19) avgVruntime(k, cpu)
-  if (queued) {
-    k.reschedCurrLazy(cpu)
-    return
-  }
-  if (k.f.HRTICK && curr !== NIL && k.cfsNrQueued[cpu] > 1) hrtickStartFair(k, cpu, curr)
+  if (queued) k.reschedCurrLazy(cpu)
 }
 
 /** hrtick_start_fair(): arm a timer at the end of curr's slice. */
@@ -767,11 +798,19 @@ export function hrtickStartFair(k: Kernel, cpu: number, p: number): void {
   k.armHrtick(cpu, k.now + Math.max(delta, 10_000))
 }
 
-/** yield_task_fair(). */
+/**
+ * yield_task_fair(): until 6.17 the yielding task only gets the next slice (deadline +=
+ * vslice); from 6.19 an eligible one also forfeits the rest of its request (vruntime jumps to
+ * its deadline, then the deadline is renewed).
+ */
 export function yieldTaskFair(k: Kernel, cpu: number, p: number): void {
   if (k.nrRunning[cpu] <= 1) return
   clearBuddies(k, cpu, p)
   updateCurr(k, cpu)
+  if (k.cfg.prof < P_6_19) {
+    k.deadline[p] += calcDeltaFair(k.slice[p], k.weight[p])
+    return
+  }
   if (entityEligible(k, cpu, p)) {
     k.vruntime[p] = k.deadline[p]
     updateDeadline(k, cpu, p)

@@ -10,10 +10,13 @@
 import type { Kernel } from './core'
 import { NIL } from './eevdf-tree'
 import { SCHED_RR } from './api'
+import { SD_WAKE_AFFINE, type SchedDomain } from './domains'
 
 const LEVELS = 100
-/** cpupri levels below every RT priority: an idle CPU, then one running fair tasks. */
-const CPUPRI_IDLE = -1
+/**
+ * cpupri level of a CPU running no RT task, idle or busy with fair tasks alike: cpupri has had
+ * no separate IDLE level since 5.11.
+ */
 const CPUPRI_NORMAL = 0
 
 export class RtClass {
@@ -27,6 +30,12 @@ export class RtClass {
   private next: Int32Array
   private prev: Int32Array
   private rrLeft: Float64Array
+  /** The sched domains of each CPU (set by FairSched), for find_lowest_rq()'s affine walk. */
+  domains: readonly (SchedDomain | null)[] | null = null
+  /** per-CPU distribute_cpu_mask_prev of cpumask_any_and_distribute(). */
+  private distributePrev: Int32Array
+  /** cpupri_find() scratch: the lowest-priority mask. */
+  private lowestMask: Uint8Array
 
   constructor(private k: Kernel) {
     const c = k.ncpus
@@ -38,6 +47,8 @@ export class RtClass {
     this.next = new Int32Array(k.state.length).fill(NIL)
     this.prev = new Int32Array(k.state.length).fill(NIL)
     this.rrLeft = new Float64Array(k.state.length)
+    this.distributePrev = new Int32Array(c)
+    this.lowestMask = new Uint8Array(c)
   }
 
   resize(n: number): void {
@@ -142,44 +153,104 @@ export class RtClass {
     this.enqueue(cpu, p, 0)
   }
 
-  /** cpupri value of a CPU: its highest queued RT priority, or NORMAL/IDLE. */
+  /** cpupri value of a CPU: its highest queued RT priority, or NORMAL. */
   cpuPrio(cpu: number): number {
-    if (this.nrRunning[cpu] > 0) return this.highest[cpu]
-    return this.k.nrRunning[cpu] > 0 || this.k.curr[cpu] !== NIL ? CPUPRI_NORMAL : CPUPRI_IDLE
+    return this.nrRunning[cpu] > 0 ? this.highest[cpu] : CPUPRI_NORMAL
   }
 
   /**
-   * find_lowest_rq(): among p's allowed CPUs with a priority below p's, the lowest; ties
-   * prefer p's CPU, then this CPU, then the lowest id (topology order).
+   * rt_task_fits_capacity(): on asymmetric systems the CPU's capacity must reach the task's
+   * uclamp_min (capped by its uclamp_max). RT tasks' uclamp_min defaults to 1024
+   * (sysctl_sched_uclamp_util_min_rt_default), so by default only the biggest CPUs fit.
    */
-  findLowestRq(p: number, thisCpu: number): number {
+  taskFitsCpu(p: number, cpu: number): boolean {
     const k = this.k
-    const prio = k.rtPrio[p]
-    let best = -1
-    let bestPrio = prio
-    const prefer = k.taskCpu[p]
-    for (let c = 0; c < k.ncpus; c++) {
-      if (!k.cpuAllowed(p, c)) continue
-      const cp = this.cpuPrio(c)
-      if (cp >= prio) continue
-      if (cp < bestPrio || (cp === bestPrio && (c === prefer || (c === thisCpu && best !== prefer)))) {
-        best = c
-        bestPrio = cp
-      }
-    }
-    return best
+    if (!k.topo.asymCapacity) return true
+    const want = Math.min(k.uclampMin[p], k.uclampMax[p])
+    return k.topo.cpus[cpu].capacityOrig >= want
   }
 
-  /** select_task_rq_rt() */
+  /**
+   * cpupri_find_fitness(): the CPUs at the lowest priority level below p's that p may use (and,
+   * with asymmetric capacities, that fit it; if no level has a fitting CPU, the search runs again
+   * ignoring fitness: priority before fitness). Fills lowestMask; false when empty.
+   */
+  private cpupriFind(p: number): boolean {
+    const k = this.k
+    const prio = k.rtPrio[p]
+    const mask = this.lowestMask
+    for (let pass = k.topo.asymCapacity ? 0 : 1; pass < 2; pass++) {
+      for (let level = CPUPRI_NORMAL; level < prio; level++) {
+        let any = false
+        for (let c = 0; c < k.ncpus; c++) {
+          const ok = k.cpuAllowed(p, c) && this.cpuPrio(c) === level && (pass === 1 || this.taskFitsCpu(p, c))
+          mask[c] = ok ? 1 : 0
+          if (ok) any = true
+        }
+        if (any) return true
+      }
+    }
+    return false
+  }
+
+  /** cpumask_any_and_distribute(lowest, span): the next CPU of both after the last one chosen here. */
+  private anyDistribute(span: Uint8Array | null): number {
+    const k = this.k
+    const n = k.ncpus
+    const me = k.thisCpu >= 0 ? k.thisCpu : 0
+    const from = this.distributePrev[me] + 1
+    for (let i = 0; i < n; i++) {
+      const c = (from + i) % n
+      if (this.lowestMask[c] && (span === null || span[c])) {
+        this.distributePrev[me] = c
+        return c
+      }
+    }
+    return -1
+  }
+
+  /**
+   * find_lowest_rq(): a CPU of the lowest priority level (cpupri_find). The task's own CPU
+   * first (cache hot), then, walking the task CPU's domains upward, this CPU if a wake-affine
+   * domain holds it, else a CPU of that domain spread by cpumask_any_and_distribute; then this
+   * CPU; then any of the mask.
+   */
+  findLowestRq(p: number, thisCpuIn: number): number {
+    const k = this.k
+    if (k.nrCpusAllowed[p] === 1) return -1
+    if (!this.cpupriFind(p)) return -1
+    const mask = this.lowestMask
+    const cpu = k.taskCpu[p]
+    if (cpu >= 0 && mask[cpu]) return cpu
+    const thisCpu = thisCpuIn >= 0 && mask[thisCpuIn] ? thisCpuIn : -1
+    const doms = this.domains
+    if (doms !== null && cpu >= 0) {
+      for (let sd = doms[cpu]; sd; sd = sd.parent) {
+        if (!(sd.flags & SD_WAKE_AFFINE)) continue
+        if (thisCpu >= 0 && sd.spanMask[thisCpu]) return thisCpu
+        const best = this.anyDistribute(sd.spanMask)
+        if (best >= 0) return best
+      }
+    }
+    if (thisCpu >= 0) return thisCpu
+    return this.anyDistribute(null)
+  }
+
+  /**
+   * select_task_rq_rt(): stay on prev unless an RT task of higher or equal priority (or a
+   * pinned one) runs there, or p does not fit prev's capacity; then find_lowest_rq(), kept only
+   * if p would run there first (and, when only fitness sent it looking, if it fits there).
+   */
   selectTaskRq(p: number, prevCpu: number, thisCpu: number): number {
     const k = this.k
     let cpu = prevCpu >= 0 ? prevCpu : 0
+    if (!k.cpuAllowed(p, cpu)) cpu = firstAllowed(k, p)
     const curr = k.curr[cpu]
     const blocked = curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])
-    if (blocked || !k.cpuAllowed(p, cpu)) {
+    if (blocked || !this.taskFitsCpu(p, cpu)) {
       const target = this.findLowestRq(p, thisCpu)
-      if (target >= 0) cpu = target
-      else if (!k.cpuAllowed(p, cpu)) cpu = firstAllowed(k, p)
+      if (!blocked && target >= 0 && !this.taskFitsCpu(p, target)) return cpu
+      if (target >= 0 && k.rtPrio[p] > this.cpuPrio(target)) cpu = target
     }
     return cpu
   }

@@ -249,6 +249,13 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
     if (!fs.clusterActive || cpusShareResources(d, prev, target)) return prev
     prevAff = prev
   }
+  // a per-CPU kthread waking a task whose previous CPU is its own (IO completion) is
+  // essentially a sync wakeup: stack the wakee there
+  const waker = k.currentTask
+  if (
+    wakeup && waker >= 0 && k.attrs[waker].kthread === true && k.nrCpusAllowed[waker] === 1 &&
+    prev === k.thisCpu && k.nrRunning[prev] <= 1 && asymFits(fs, asym, taskUtil, umin, umax, prev)
+  ) return prev
   let recent = k.recentUsedCpu[p]
   // the push path (short-slice v2 "not wakeup case") reads recent_used_cpu without rotating it
   if (wakeup) k.recentUsedCpu[p] = prev

@@ -101,6 +101,7 @@ export function rb5Spec(): TopologySpec {
       'its context switch count as the seed 000/001 hackbench tables show (conservatively: the model gains ' +
       '4-8 % where the boards gained 11-30 %).',
     costs: { contextSwitchUs: 0.6, timerIrqUs: 0.8, ipiUs: 2, coldSwitchUs: 5 },
+    arch: 'arm64',
     clusters: [
       rb5Cluster('little', 4, 448, SM8250_SILVER_KHZ, 105, [600, 850], silverIdle),
       rb5Cluster('mid', 3, 1024, SM8250_GOLD_KHZ, 379, [600, 1000], goldIdle),
@@ -119,6 +120,7 @@ export function embedded18Spec(): TopologySpec {
       '6-9, 10-13, and 14-17. Each cluster is LLC"; HZ=250. The thread also says "first three sd_llc ' +
       'domains each contains 4 CPUs and the last contains 2"; we follow the explicit CPU list. Symmetric ' +
       'capacity 1024 and the default idle states (WFI, cpu-off 50/500 us) are a stated estimate.',
+    arch: 'arm64',
     clusters: sizes.map((cpus, i) => ({ name: `cluster${i}`, cpus, capacity: 1024, llc: i }))
   }
 }
@@ -142,6 +144,7 @@ export function x86TwoSocketSpec(): TopologySpec {
   })
   return {
     name: 'x86-2s',
+    arch: 'x86_64',
     description: 'Two-socket x86 server: 2 sockets x 8 cores x SMT2 = 32 CPUs, one LLC and NUMA node per socket',
     source:
       'Generic 2-socket Xeon layout (stated estimate). Idle states: intel_idle skx_cstates (C1 2/2, C1E ' +
@@ -179,6 +182,7 @@ export function power11Spec(): TopologySpec {
   const dist = [0, 1, 2, 3].map((a) => [0, 1, 2, 3].map((b) => (a === b ? 10 : 40)))
   return {
     name: 'power11-160',
+    arch: 'powerpc',
     description: 'IBM Power11 LPAR of seed 003: 4 sockets / NUMA nodes, 160 CPUs, 5 SMT8 cores per socket',
     source:
       'Seed 003 (Power11, 4 sockets, 160 CPUs, 4 NUMA nodes). Sched levels follow arch/powerpc/kernel/smp.c ' +

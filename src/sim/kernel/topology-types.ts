@@ -85,6 +85,11 @@ export interface TopologySpec {
   numaDistance?: number[][]
   /** Cost calibration for this hardware; the scenario's kernel.costs override it. */
   costs?: CostsSpec
+  /**
+   * Architecture (uname -m style: x86_64, arm64, riscv64, powerpc, ...): decides kernel defaults
+   * that depend on the architecture's entry code (HRTICK in tip 2026). Default: unknown.
+   */
+  arch?: string
 }
 
 export interface CpuInfo {

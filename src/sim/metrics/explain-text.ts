@@ -55,10 +55,12 @@ function cand(r: DecisionRecord, t: number): Candidate | undefined {
 }
 
 /** Why a pick passed over `focus` (a candidate it did not choose). */
-export function passedOverReason(r: DecisionRecord, focus: number): 'ineligible' | 'later-deadline' | 'protected' | 'buddy' | 'absent' | 'picked' {
+export function passedOverReason(r: DecisionRecord, focus: number): 'ineligible' | 'later-deadline' | 'protected' | 'buddy' | 'absent' | 'picked' | 'delayed' {
   if (r.task === focus) return 'picked'
   const c = cand(r, focus)
   if (!c) return 'absent'
+  // asleep but still queued (DELAY_DEQUEUE): not waiting for the CPU
+  if (c.delayed) return 'delayed'
   if (r.code === 'PICK_PROTECTED') return 'protected'
   if (r.code === 'PICK_BUDDY') return 'buddy'
   if (!c.eligible) return 'ineligible'
@@ -90,7 +92,8 @@ function pickText(r: DecisionRecord, n: Namer, focus: number): string {
     const c = cand(r, focus)
     if (c) {
       const fn = n.task(focus)
-      if (!c.eligible) s += `; ${fn} was not eligible (lag ${fmtV(c.lag)})`
+      if (c.delayed) s += `; ${fn} is asleep, still queued as sched_delayed (lag ${fmtV(c.lag)})`
+      else if (!c.eligible) s += `; ${fn} was not eligible (lag ${fmtV(c.lag)})`
       else if (r.code === 'PICK_PROTECTED' || r.code === 'PICK_BUDDY') s += `; ${fn} was eligible (lag ${fmtV(c.lag)}) but not considered`
       else s += `; ${fn} was eligible but its deadline V${fmtV(c.deadline - V)} is later`
     }
@@ -195,7 +198,7 @@ export function describe(r: DecisionRecord, n: Namer, focus = NIL): string {
     case 'pick': return pickText(r, n, focus)
     case 'wakeup': {
       const ready = r.readyNs !== undefined && r.readyNs !== r.at ? ` (runnable since ${fmtT(r.readyNs)})` : ''
-      if (r.code === 'WAKEUP_DELAYED') return `${who} was woken while still queued on CPU ${r.prev} as sched_delayed (it had gone to sleep ineligible)${ready}`
+      if (r.code === 'WAKEUP_DELAYED') return `${who} was woken while still queued on CPU ${r.prev} as sched_delayed (it had gone to sleep ineligible): requeued there${ready}`
       if (r.code === 'WAKEUP_BY_TASK') return `${who} was woken by ${n.task(r.other)} on ${c}`
       return `${who} was woken by its hrtimer on ${c}${ready}`
     }

@@ -723,6 +723,8 @@ export function allReasonCodes(): string[] {
     ...MIGRATE_CODES, 'LB_ACTIVE', ...LB_CODES, 'LB_MOVED', 'LB_NOTHING_MOVED',
     'RT_PUSH', 'RT_PULL', 'STOPPER', 'LATENCY',
     // parts of a wait that explain's cause attribution names (src/sim/explain.ts)
-    'TIMER_IRQ', 'SWITCH_COST'
+    'TIMER_IRQ', 'SWITCH_COST',
+    // an unreasonable-idle explanation's cause
+    'IDLE_NO_BALANCE'
   ]
 }

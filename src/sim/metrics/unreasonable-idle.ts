@@ -12,6 +12,9 @@
 
 export const UNREASONABLE_IDLE_MIN_NS = 2_500_000
 
+/** The result's bucket names, by index. */
+export const IDLE_BUCKETS = ['2.5-3ms', '3-4ms', '4ms+'] as const
+
 export interface UnreasonableIdleBuckets {
   '2.5-3ms': number
   '3-4ms': number
@@ -25,6 +28,8 @@ export class UnreasonableIdleDetector {
   private waiting: Int32Array
   private nWaiting = 0
   private readonly counts = new Float64Array(3)
+  /** Told of each event counted (explain finds the one it is asked about with it). */
+  onEvent: ((cpu: number, idleStartNs: number, idleEndNs: number, task: number, waitStartNs: number, bucket: number) => void) | null = null
 
   constructor(ncpus: number, tasks: number) {
     this.idleSince = new Float64Array(ncpus).fill(-1)
@@ -85,7 +90,9 @@ export class UnreasonableIdleDetector {
     for (let i = 0; i < this.nWaiting; i++) {
       const p = this.waiting[i]
       if (this.waitStart[p] <= s && canRun(p, cpu)) {
-        this.counts[t <= 3_000_000 ? 0 : t <= 4_000_000 ? 1 : 2]++
+        const bucket = t <= 3_000_000 ? 0 : t <= 4_000_000 ? 1 : 2
+        this.counts[bucket]++
+        if (this.onEvent !== null) this.onEvent(cpu, s, now, p, this.waitStart[p], bucket)
         return
       }
     }

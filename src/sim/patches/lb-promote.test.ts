@@ -21,11 +21,11 @@ interface Run {
 }
 
 /** `patches` are patch names (their switches apply), `features` extra switches. */
-function run(topology: TopologySpec | number, patches: string[], features: Record<string, boolean>, ms: number, setup: (k: Kernel, fs: FairSched) => void): Run {
+function run(topology: TopologySpec | number, patches: string[], features: Record<string, boolean>, ms: number, setup: (k: Kernel, fs: FairSched) => void, nrMigrate?: number): Run {
   const sw: Record<string, boolean> = {}
   for (const p of patches) Object.assign(sw, findPatch(p)!.switches)
   // no timer slack: the scenarios rely on same-instant wakeups of fair and RT tasks
-  const s = quickScenario({ topology, durationMs: ms, kernel: { timerSlackUs: 0, features: { ...sw, ...features } }, workloads: [] })
+  const s = quickScenario({ topology, durationMs: ms, kernel: { timerSlackUs: 0, nrMigrate, features: { ...sw, ...features } }, workloads: [] })
   const r = simulateDetailed(s, 0, 1, { configure: (k) => setup(k, k.placement as FairSched) })
   return { k: r.kernel, fs: r.kernel.placement as FairSched, result: r.result }
 }
@@ -225,11 +225,13 @@ describe('lb-promote/8: newidle balance ignores avg_idle', () => {
 })
 
 describe('lb-promote/9: no more_balance when newly idle with work pending', () => {
-  // smp-2: 64 hogs pinned to CPU 1; a CPU_NEWLY_IDLE pass for idle CPU 0. Every task is pinned
-  // away: detach_tasks breaks with LBF_NEED_BREAK after 32 of them. The model's balance pass is
-  // instantaneous, so the wakeup that lands on CPU 0 meanwhile is injected by the test (at the
-  // 10th task examined), as a concurrent try_to_wake_up would do in the kernel.
-  function examined(patches: string[]): number {
+  // smp-2: 64 hogs pinned to CPU 1; a CPU_NEWLY_IDLE pass for idle CPU 0 with sched_nr_migrate
+  // raised to 128. Every task is pinned away: detach_tasks breaks with LBF_NEED_BREAK after 32
+  // of them. The model's balance pass is instantaneous, so the wakeup that lands on CPU 0
+  // meanwhile is injected by the test (at the 10th task examined), as a concurrent
+  // try_to_wake_up would do in the kernel. With the default nr_migrate of 32, loop_max stops the
+  // pass first (since the 6.10 revert of the LBF_ALL_PINNED clause), so the patch changes nothing.
+  function examined(patches: string[], nrMigrate = 128): number {
     let n = -1
     run(2, patches, {}, 10, (k, fs) => {
       const w = k.createTask(testAttrs('w', { cpus: [0] }), scripted([{ block: true }, { run: 1e9 }]), 0)
@@ -245,12 +247,16 @@ describe('lb-promote/9: no more_balance when newly idle with work pending', () =
         k.cpuAllowed = allowed
         n = fs.lbEnv.tasksVisited
       })
-    })
+    }, nrMigrate)
     return n
   }
   it('stops after the first break instead of looking at every task', () => {
-    expect(examined(['lb-promote/9'])).toBe(33)
-    expect(examined([])).toBeGreaterThanOrEqual(64)
+    expect(examined(['lb-promote/9'])).toBe(32)
+    expect(examined([])).toBeGreaterThan(60)
+  })
+  it('changes nothing with the default sched_nr_migrate: loop_max ends the pass before any break', () => {
+    expect(examined(['lb-promote/9'], 32)).toBe(32)
+    expect(examined([], 32)).toBe(32)
   })
 })
 

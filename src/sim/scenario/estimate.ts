@@ -29,9 +29,100 @@ export function formatCount(n: number): string {
   return `${Number((n / 1e9).toPrecision(3))} billion`
 }
 
+/** Tasks a workload creates at start (noise: its per-CPU kthreads and daemons on `ncpus` CPUs). */
+export function taskCount(w: WorkloadSpec, ncpus = 1): number {
+  switch (w.type) {
+    case 'cyclictest':
+      return Number(w.threads)
+    case 'hackbench':
+      return Number(w.groups) * Number(w.fds) * 2
+    case 'schbench':
+      return Number(w.messageThreads) * (1 + Number(w.workers))
+    case 'rt-app': {
+      const spec = (w as { rtapp: { tasks: { instance: number }[] } }).rtapp
+      return spec.tasks.reduce((n, t) => n + t.instance, 0)
+    }
+    case 'noise': {
+      const n = w as NoiseWorkload
+      return n.perCpu * (n.cpus?.length ?? ncpus) + n.daemons
+    }
+    default:
+      return Number(w.count ?? 1)
+  }
+}
+
+const cpuCount = (s: Scenario): number => s.topology.clusters.reduce((n, c) => n + c.cpus, 0)
+
+/**
+ * Memory one run needs beyond an idle worker, in bytes: mostly each task's latency histograms
+ * and each CPU's runqueue and histograms, in typed arrays, which the worker's heap limit does
+ * not cover. Measured on the simulator (peak RSS of a run minus the RSS before it: 20,000 hogs
+ * on 2 CPUs add about 410 MB, 2,000 on 256 CPUs about 55 MB; the memory-probe test keeps it
+ * honest) and rounded up, so it errs on the side of refusing.
+ */
+export const MEMORY_BASE_BYTES = 16 * 1024 * 1024
+export const MEMORY_PER_TASK_BYTES = 24 * 1024
+export const MEMORY_PER_CPU_BYTES = 64 * 1024
+
+export function estimateMemoryBytes(s: Scenario): number {
+  const ncpus = cpuCount(s)
+  const tasks = s.workloads.reduce((n, w) => n + taskCount(w, ncpus), 0)
+  return MEMORY_BASE_BYTES + tasks * MEMORY_PER_TASK_BYTES + ncpus * MEMORY_PER_CPU_BYTES
+}
+
+/** Default ceiling on one submission's estimated events, over all its runs (about an hour of one core). */
+export const DEFAULT_MAX_TOTAL_EVENTS = 4e9
+
+export interface SubmissionLimits {
+  /** Ceiling on the estimated events of all runs together; default DEFAULT_MAX_TOTAL_EVENTS. */
+  maxTotalEvents?: number
+  /** Ceiling on one run's estimated memory (bytes); unchecked when absent. */
+  maxRunMemoryBytes?: number
+}
+
+const MB = 1024 * 1024
+
+/**
+ * Why a submission of these runs is refused, as messages, or none. One run's scenario carries
+ * the workloads of its variant, so runs are estimated one by one.
+ */
+export function submissionRefusals(runs: readonly { scenario: Scenario; variant: string; seed: number }[], limits: SubmissionLimits = {}): string[] {
+  const out: string[] = []
+  const maxTotal = limits.maxTotalEvents ?? DEFAULT_MAX_TOTAL_EVENTS
+  let total = 0
+  for (const r of runs) total += estimateEvents(r.scenario).total
+  if (total > maxTotal) {
+    const variants = new Set(runs.map((r) => r.variant)).size
+    const seeds = Math.ceil(runs.length / Math.max(1, variants))
+    const shape = variants * seeds === runs.length ? ` (${variants} variant${variants === 1 ? '' : 's'} x ${seeds} seed${seeds === 1 ? '' : 's'})` : ''
+    out.push(
+      `refused: ${runs.length} run${runs.length === 1 ? '' : 's'}${shape} of about ${formatCount(total / runs.length)} events = ${formatCount(total)} events, ` +
+        `above the limit of ${formatCount(maxTotal)} per submission. Run fewer variants or seeds, shorten durationMs, ` +
+        `or raise the limit (--max-total-events ${Math.ceil(total * 1.2)}, or the maxTotalEvents setting)`
+    )
+  }
+  if (limits.maxRunMemoryBytes !== undefined) {
+    let worst = runs[0]
+    let worstBytes = -1
+    for (const r of runs) {
+      const b = estimateMemoryBytes(r.scenario)
+      if (b > worstBytes) [worst, worstBytes] = [r, b]
+    }
+    if (worst && worstBytes > limits.maxRunMemoryBytes) {
+      const ncpus = cpuCount(worst.scenario)
+      const tasks = worst.scenario.workloads.reduce((n, w) => n + taskCount(w, ncpus), 0)
+      out.push(
+        `refused: one run would need about ${Math.ceil(worstBytes / MB)} MB (${tasks} tasks on ${ncpus} CPUs), above the limit of ` +
+          `${Math.floor(limits.maxRunMemoryBytes / MB)} MB (a share of this machine's memory). Use fewer tasks or CPUs, or raise the share (--memory-share, or the memoryShare setting)`
+      )
+    }
+  }
+  return out
+}
+
 export function estimateEvents(s: Scenario): EventEstimate {
   const durUs = s.durationMs * 1000
-  const ncpus = s.topology.clusters.reduce((n, c) => n + c.cpus, 0)
+  const ncpus = cpuCount(s)
   const ticks = (ncpus * s.durationMs * s.kernel.hz) / 1000
   const workloads = s.workloads.map((w, index) => ({ index, name: w.name, events: workloadEvents(w, durUs, ncpus, s.kernel.hz) }))
   const total = ticks + workloads.reduce((n, w) => n + w.events, 0)

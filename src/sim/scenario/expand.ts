@@ -1,5 +1,6 @@
 import { IssueSink, ScenarioError } from './errors'
 import { checkEstimate } from './parse'
+import { submissionRefusals, type SubmissionLimits } from './estimate'
 import type { Scenario } from './types'
 
 export interface ExpandOptions {
@@ -11,6 +12,8 @@ export interface ExpandOptions {
   seeds?: number
   /** Simulated duration override (`--duration-ms`). */
   durationMs?: number
+  /** The host's limits on the whole submission (total events; memory per run). */
+  limits?: SubmissionLimits
 }
 
 /** One independent simulation: simulate(scenario, variantIndex, seed). */
@@ -23,7 +26,8 @@ export interface RunSpec {
 
 /**
  * Variants x seeds as independent runs, variant-major (all seeds of the first variant, then the
- * next), in the order asked for. A duration override is checked against the event limit again.
+ * next), in the order asked for. A duration override is checked against the event limit again,
+ * and the whole against the host's limits on a submission (every host expands through here).
  */
 export function expandRuns(s: Scenario, o: ExpandOptions = {}): RunSpec[] {
   const file = s.file ?? s.name
@@ -54,5 +58,7 @@ export function expandRuns(s: Scenario, o: ExpandOptions = {}): RunSpec[] {
     const own = v.workloads ? { ...scenario, workloads: v.workloads } : scenario
     for (let k = 0; k < seeds; k++) runs.push({ scenario: own, variantIndex, variant: v.name, seed: seed + k })
   }
+  const refusals = submissionRefusals(runs, o.limits)
+  if (refusals.length > 0) throw new ScenarioError(file, refusals.map((message) => ({ path: '(submission)', message })))
   return runs
 }

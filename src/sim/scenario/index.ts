@@ -2,7 +2,7 @@
  * The scenario language: parse scenario text (or a plain rt-app file) into the normalized
  * Scenario, expand variants x seeds into runs, and describe the language (JSON Schema, docs).
  */
-export { parseScenario, importRtApp, MAX_TASKS, type ParseOptions, type ImportOptions } from './parse'
+export { parseScenario, importRtApp, MAX_TASKS, HOST, type ParseOptions, type ImportOptions, type HostSpecs } from './parse'
 export { expandRuns, type ExpandOptions, type RunSpec } from './expand'
 export { scenarioJsonSchema } from './json-schema'
 export { ScenarioError, formatIssues, type ScenarioIssue } from './errors'

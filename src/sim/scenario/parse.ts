@@ -2,7 +2,9 @@ import type { PolicyName } from '../kernel/api'
 import { buildTopology } from '../kernel/topology'
 import type { TopologySpec } from '../kernel/topology-types'
 import { IssueSink, ScenarioError } from './errors'
-import { estimateEvents, formatCount as fmtCount } from './estimate'
+import { estimateEvents, formatCount as fmtCount, taskCount } from './estimate'
+
+export { taskCount }
 import { lastEntry, readLenient, reservedKeys, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
 import { syntaxErrorPath, type JsonPath } from './paths'
@@ -11,6 +13,7 @@ import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, WORKLOAD, type Scena
 import { z } from 'zod'
 import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
 import type { KernelSpec, Scenario, SweepAxis, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
 import type { RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
@@ -20,14 +23,35 @@ export interface ParseOptions {
   topology?: string
   /** Replaces durationMs before the event estimate (`--duration-ms`). */
   durationMs?: number
-  /** Replaces maxEvents (`--max-events`). */
+  /**
+   * The host's limit on one run's estimated events (`--max-events`, or the workbench's
+   * maxEventsPerRun setting); default DEFAULT_MAX_EVENTS. A scenario's own "maxEvents" may lower
+   * it for that scenario, never raise it: text from anywhere cannot buy itself hours of CPU.
+   */
   maxEvents?: number
   /**
    * Reads a file referenced by the scenario (rt-app `file`), relative to the scenario file.
    * Returns the text and the name to use in messages; throws (any Error) when unreadable.
    */
   readFile?(path: string, fromFile: string): { text: string; file: string }
+  /**
+   * This machine, for `"topology": "host"` and `"kernel": { "profile": "host" }`. Detected outside
+   * the simulator (src/real/host-specs.ts: sysfs, /proc, the kernel config), called only when a
+   * scenario asks for it.
+   */
+  host?: () => HostSpecs
 }
+
+/** What the simulator needs of the host machine, detected by the caller. */
+export interface HostSpecs {
+  topology?: TopologySpec
+  kernel?: { profile: KernelProfile; hz: KernelSpec['hz']; preempt?: PreemptModelName; notes: string[] }
+  /** Why there is no host to read (not Linux, ...). */
+  unavailable?: string
+}
+
+/** The scenario name of this machine, as a topology and as a kernel profile. */
+export const HOST = 'host'
 
 const SCENARIO_TOP = SCENARIO.extend({ workloads: z.array(z.unknown()).min(1).max(256) })
 
@@ -54,7 +78,7 @@ export function parseScenario(text: string, file: string, opts: ParseOptions = {
   }
   claimReservedKeys(root, [], sink)
   const obj = root as JObject
-  if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents })
+  if (lastEntry(obj, 'tasks') && !lastEntry(obj, 'workloads')) return importRtApp(text, file, { topology: opts.topology, durationMs: opts.durationMs, maxEvents: opts.maxEvents, host: opts.host })
 
   const plain = toPlain(root, {
     onDuplicate: (path, key) => sink.warn([...path, key], `duplicate key "${key}": the last value is used`)
@@ -111,7 +135,9 @@ function baseName(file: string): string {
 }
 
 function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: string, opts: ParseOptions): Scenario {
-  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink)
+  let host: HostSpecs | undefined
+  const hostSpecs = (): HostSpecs => (host ??= opts.host?.() ?? { unavailable: 'this program does not read the machine it runs on' })
+  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink, hostSpecs)
   // With an unknown topology, keep checking the rest against the largest one allowed.
   const topo = buildTopology(topology ?? resolveTopologyName('smp-1024') as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }
@@ -192,24 +218,42 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   }
   sink.throwIfAny()
 
+  const hostKernel = (path: JsonPath): HostSpecs['kernel'] => {
+    const k = hostSpecs().kernel
+    if (!k) sink.error(path, `"host" is this machine's kernel, which only schedlab on Linux reads (${hostSpecs().unavailable ?? 'not detected'})`)
+    else sink.note(`kernel profile "host" is ${k.profile}, HZ ${k.hz}${k.preempt ? `, preempt ${k.preempt}` : ''} (${k.notes.join('; ')})`)
+    return k
+  }
+  const given = (path: JsonPath): boolean => doc.at(path) !== undefined
+  const fromHost = p.kernel.profile === HOST ? hostKernel(['kernel', 'profile']) : undefined
+  sink.throwIfAny()
   const kernel: KernelSpec = {
-    hz: p.kernel.hz,
-    profile: p.kernel.profile as KernelSpec['profile'],
+    hz: fromHost && !given(['kernel', 'hz']) ? fromHost.hz : p.kernel.hz,
+    profile: (fromHost ? fromHost.profile : p.kernel.profile) as KernelSpec['profile'],
     features: p.kernel.features,
     ...(p.kernel.baseSliceUs !== undefined ? { baseSliceUs: p.kernel.baseSliceUs } : {}),
     ...(p.kernel.tunableScaling !== undefined ? { tunableScaling: p.kernel.tunableScaling } : {}),
-    ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : {}),
+    ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : fromHost?.preempt ? { preempt: fromHost.preempt } : {}),
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
+    ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
     ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
+  }
+  const variantKernel = (v: ScenarioParsed['variants'][number], i: number): VariantSpec['kernel'] => {
+    const k = { ...v.kernel } as Omit<NonNullable<VariantSpec['kernel']>, 'profile'> & { profile?: string }
+    if (k.profile !== HOST) return k as VariantSpec['kernel']
+    const h = hostKernel(['variants', i, 'kernel', 'profile'])
+    if (!h) return k as VariantSpec['kernel']
+    return { ...k, profile: h.profile, ...(given(['variants', i, 'kernel', 'hz']) ? {} : { hz: h.hz }), ...(k.preempt !== undefined || !h.preempt ? {} : { preempt: h.preempt }) }
   }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,
     patches: v.patches,
     features: v.features,
-    ...(v.kernel ? { kernel: v.kernel as VariantSpec['kernel'] } : {}),
+    ...(v.kernel ? { kernel: variantKernel(v, i) } : {}),
     ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))
+  const asked = doc.at(['maxEvents']) !== undefined ? p.maxEvents : undefined
   const s: Scenario = {
     name: p.name ?? baseName(file),
     file,
@@ -220,13 +264,13 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     seeds: p.seeds,
     variants,
     workloads,
-    maxEvents: opts.maxEvents ?? p.maxEvents,
+    maxEvents: effectiveMaxEvents(asked, opts.maxEvents, sink),
     ...(p.sweep !== undefined ? { sweep: checkSweep(p.sweep, sink) } : {}),
     ...(p.description !== undefined ? { description: p.description } : {}),
     ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
     warnings: sink.warnings
   }
-  checkEstimate(s, sink, (name) => names.indexOf(name))
+  checkEstimate(s, sink, (name) => names.indexOf(name), asked !== undefined && asked > s.maxEvents! ? ` (the scenario's "maxEvents": ${asked} does not raise this host's limit)` : '')
   sink.throwIfAny()
   return s
 }
@@ -246,9 +290,10 @@ function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink): SweepAxi
   return axes
 }
 
-function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink): TopologySpec | undefined {
+function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink, host?: () => HostSpecs): TopologySpec | undefined {
   if (typeof t === 'string') {
-    const r = resolveTopologyName(t)
+    const h = t === HOST && host ? host() : undefined
+    const r = h ? (h.topology ?? `"host" is this machine's topology, which only schedlab on Linux reads (${h.unavailable ?? 'not detected'})`) : resolveTopologyName(t)
     if (typeof r === 'string') {
       if (path) sink.error(path, r)
       else sink.issues.push({ path: '--topology', message: r })
@@ -411,26 +456,20 @@ function checkRtAppRoot(root: JObject, base: JsonPath, sink: IssueSink): void {
   }
 }
 
-export function taskCount(w: WorkloadSpec): number {
-  switch (w.type) {
-    case 'cyclictest':
-      return Number(w.threads)
-    case 'hackbench':
-      return Number(w.groups) * Number(w.fds) * 2
-    case 'schbench':
-      return Number(w.messageThreads) * (1 + Number(w.workers))
-    case 'rt-app': {
-      const spec = (w as { rtapp: { tasks: { instance: number }[] } }).rtapp
-      return spec.tasks.reduce((n, t) => n + t.instance, 0)
-    }
-    default:
-      return Number(w.count ?? 1)
+
+
+/** The scenario's maxEvents, capped at the host's limit (with a warning when it asked for more). */
+function effectiveMaxEvents(asked: number | undefined, host: number | undefined, sink: IssueSink): number {
+  const limit = host ?? DEFAULT_MAX_EVENTS
+  if (asked === undefined) return limit
+  if (asked > limit) {
+    sink.warn(['maxEvents'], `maxEvents ${asked} is above this host's limit of ${fmtCount(limit)}, which applies (raise it with --max-events, or the maxEventsPerRun setting)`)
   }
+  return Math.min(asked, limit)
 }
 
-
 /** Refuse when the run of any variant would be beyond the event limit. */
-export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number): void {
+export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload: string) => number, note = ''): void {
   const lists = [s.workloads, ...s.variants.map((v) => v.workloads).filter((l): l is WorkloadSpec[] => !!l)]
   let worst = s
   let worstTotal = -1
@@ -441,10 +480,10 @@ export function checkEstimate(s: Scenario, sink: IssueSink, indexOf?: (workload:
       worst = { ...s, workloads }
     }
   }
-  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)))
+  checkOne(worst, sink, indexOf ?? ((name) => s.workloads.findIndex((w) => w.name === name)), note)
 }
 
-function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number): void {
+function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => number, note: string): void {
   const limit = s.maxEvents ?? DEFAULT_MAX_EVENTS
   const est = estimateEvents(s)
   if (est.total <= limit) return
@@ -452,14 +491,16 @@ function checkOne(s: Scenario, sink: IssueSink, indexOf: (workload: string) => n
   const path: JsonPath = top && top.events > est.ticks ? ['workloads', indexOf(top.name)] : ['durationMs']
   sink.error(
     path,
-    `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}. ` +
-      `Shorten durationMs (--duration-ms), or raise the limit with "maxEvents": ${Math.ceil(est.total * 1.2)} in the scenario or --max-events ${Math.ceil(est.total * 1.2)}`
+    `refused: this run would simulate about ${fmtCount(est.total)} events (${top && top.events > est.ticks ? `workload "${top.name}" about ${fmtCount(top.events)}` : `${fmtCount(est.ticks)} ticks`}) over ${s.durationMs} ms, above the limit of ${fmtCount(limit)}${note}. ` +
+      `Shorten durationMs (--duration-ms), or raise the limit with --max-events ${Math.ceil(est.total * 1.2)} (the maxEventsPerRun setting in the workbench; a scenario's "maxEvents" can only lower it)`
   )
 }
 
 export interface ImportOptions {
   /** Topology preset name (`--topology`); default DEFAULT_TOPOLOGY. */
   topology?: string
+  /** This machine, for `--topology host` (see ParseOptions.host). */
+  host?: () => HostSpecs
   durationMs?: number
   seed?: number
   maxEvents?: number
@@ -481,7 +522,7 @@ export function importRtApp(text: string, file: string, opts: ImportOptions = {}
   checkRtAppRoot(root, [], sink)
   const topoName = opts.topology ?? DEFAULT_TOPOLOGY
   if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)
-  const topology = resolveTopology(topoName, undefined, sink)
+  const topology = resolveTopology(topoName, undefined, sink, opts.host)
   sink.throwIfAny()
   const topo = buildTopology(topology as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }

@@ -182,14 +182,15 @@ export const COSTS = z.strictObject({
 
 export const TOPOLOGY = z
   .union([
-    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"')),
+    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"; "host": this machine (online CPUs, capacities, LLCs, idle states; `schedlab topologies --host`)')),
     z.strictObject({
       name: z.string().min(1).meta(d('Topology name')),
       clusters: z.array(CLUSTER).min(1).max(256).meta(d('Clusters of identical CPUs, numbered in order')),
       source: z.string().optional().meta(d('Where the numbers come from')),
       description: z.string().optional().meta(d('One-line description')),
       numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote')),
-      costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds'))
+      costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds')),
+      arch: z.string().min(1).max(32).optional().meta(d('Architecture, as uname -m prints it (x86_64, arm64, riscv64, ...): kernel defaults that depend on it, e.g. HRTICK in tip-2026'))
     })
   ])
   .meta(d('CPU topology: a preset name, or clusters of identical CPUs'))
@@ -197,12 +198,13 @@ export const TOPOLOGY = z
 
 const KERNEL_FIELDS = {
   hz: z.union([z.literal(100), z.literal(250), z.literal(300), z.literal(1000)]).meta(d('CONFIG_HZ')),
-  profile: z.enum(KERNEL_PROFILES as unknown as [string, ...string[]]).meta(d('Kernel release modeled (feature defaults and EEVDF details)')),
+  profile: z.enum([...KERNEL_PROFILES, 'host'] as unknown as [string, ...string[]]).meta(d('Kernel release modeled (feature defaults and EEVDF details); "host": the profile nearest to this machine\'s kernel (uname -r), with its HZ and preemption model unless given')),
   baseSliceUs: z.number().min(100).max(100000).meta(d('Normalized base slice (sysctl sched_base_slice before CPU scaling). Default by profile')),
   tunableScaling: z.enum(['none', 'log', 'linear']).meta(d('sched_tunable_scaling')),
   preempt: z.enum(PREEMPT_MODELS).meta(d('Preemption model (CONFIG_PREEMPT_*): "none" and "voluntary" wait out kernel-mode sections (syscalls, kernel threads) until a preemption point, "voluntary" also at might_resched() points; "full" (default) preempts at once; "lazy" (PREEMPT_LAZY) defers fair-class reschedules to the next return to user mode or tick')),
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
   timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
+  nrMigrate: z.number().int().min(1).max(4096).meta(d('sysctl sched_nr_migrate: tasks one load-balance pass looks at. Default 32')),
   debug: z.boolean().meta(d('Check the model\'s invariants during the run'))
 }
 
@@ -218,6 +220,7 @@ export const KERNEL = z
     preempt: KERNEL_FIELDS.preempt.optional(),
     costs: KERNEL_FIELDS.costs.optional(),
     timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
+    nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
     debug: KERNEL_FIELDS.debug.optional()
   })
   .meta(d('Base kernel configuration of every variant'))
@@ -236,6 +239,7 @@ export const VARIANT = z
         preempt: KERNEL_FIELDS.preempt.optional(),
         costs: KERNEL_FIELDS.costs.optional(),
         timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
+        nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
         debug: KERNEL_FIELDS.debug.optional()
       })
       .optional()
@@ -263,7 +267,7 @@ export const SCENARIO = z
     seeds: z.number().int().min(1).max(1000).default(1).meta(d('Runs per variant, with seeds seed .. seed+seeds-1')),
     variants: z.array(VARIANT).min(1).max(64).default([{ name: 'base', patches: [], features: {} }]).meta(d('Kernels to compare. Default: one variant "base"')),
     workloads: z.array(WORKLOAD).min(1).max(256).meta(d('What runs')),
-    maxEvents: z.number().int().min(1000).max(1e12).default(DEFAULT_MAX_EVENTS).meta(d('Refuse runs whose estimated event count is larger')),
+    maxEvents: z.number().int().min(1000).max(1e12).default(DEFAULT_MAX_EVENTS).meta(d('Refuse runs whose estimated event count is larger; can lower the limit of the host (--max-events, the maxEventsPerRun setting), never raise it')),
     sweep: z
       .record(z.string().min(1).max(300), z.array(z.unknown()).min(1).max(1000))
       .optional()

@@ -16,7 +16,10 @@ export interface TopologyPresetInfo {
 
 /** Named topologies for `schedlab topologies`, the docs and the editor. */
 export function topologyPresets(): TopologyPresetInfo[] {
-  return TOPOLOGY_PRESETS.map((p) => ({ name: p.name, description: p.description, source: p.source }))
+  return [
+    ...TOPOLOGY_PRESETS.map((p) => ({ name: p.name, description: p.description, source: p.source })),
+    { name: 'host', description: 'This machine (Linux): its online CPUs, capacities, LLCs and idle states', source: 'Detected from sysfs when a scenario names it (`schedlab topologies --host`)' }
+  ]
 }
 
 /** Resolve a preset name; returns an error message when the name is unknown. */

@@ -26,6 +26,8 @@ export interface KernelSpec {
    */
   preempt?: PreemptModelName
   costs?: CostsSpec
+  /** sysctl_sched_nr_migrate (default 32). */
+  nrMigrate?: number
   /** Timer slack of fair tasks' sleeps in microseconds (default 50, the kernel's default). */
   timerSlackUs?: number
   /** Turn on the model's invariant checks (tests). */

@@ -18,7 +18,8 @@ export function commonAttrs(spec: WorkloadCommon, workload: number, name: string
     rtPriority: rt ? spec.priority ?? 50 : 0,
     sliceNs: spec.sliceUs !== undefined ? Math.round(spec.sliceUs * 1000) : 0,
     cpus: spec.cpus ?? null,
-    uclampMin: spec.uclampMin ?? 0,
+    // RT tasks default to a uclamp_min of 1024 (sysctl_sched_uclamp_util_min_rt_default)
+    uclampMin: spec.uclampMin ?? (rt ? 1024 : 0),
     uclampMax: spec.uclampMax ?? 1024,
     startNs,
     recordLatency: true,

@@ -42,7 +42,7 @@ export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstanc
       const cpus = spec.cpus ?? Array.from({ length: host.ncpus }, (_, i) => i)
       for (const cpu of cpus) {
         for (let i = 0; i < spec.perCpu; i++) {
-          const attrs = { ...commonAttrs(spec, index, `kworker/${cpu}:${i}`, start), cpus: [cpu], recordLatency: false }
+          const attrs = { ...commonAttrs(spec, index, `kworker/${cpu}:${i}`, start), cpus: [cpu], recordLatency: false, kthread: true }
           host.createTask(attrs, new NoiseThread(spec.perCpuPeriodUs * 1000, spec.perCpuRunUs * 1000, true), cpu)
         }
       }

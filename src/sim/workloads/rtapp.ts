@@ -118,7 +118,8 @@ function schedOf(p: RtAppProps): SchedState {
     nice: rt ? 0 : (p.priority ?? 0),
     rtPriority: rt ? (p.priority ?? 10) : 0,
     sliceNs: !rt && p.sliceUs ? Math.round(p.sliceUs * US) : 0,
-    uclampMin: p.uclampMin ?? 0,
+    // RT tasks default to a uclamp_min of 1024 (sysctl_sched_uclamp_util_min_rt_default)
+    uclampMin: p.uclampMin ?? (rt ? 1024 : 0),
     uclampMax: p.uclampMax ?? 1024
   }
 }
@@ -143,6 +144,8 @@ function applyProps(cur: SchedState, p: RtAppProps): SchedState {
   if (p.sliceUs !== undefined && !rt) next.sliceNs = Math.round(p.sliceUs * US)
   if (rt) next.sliceNs = 0
   if (p.uclampMin !== undefined) next.uclampMin = p.uclampMin
+  // a class change resets a uclamp_min the user never set to the class default
+  else if (rt !== isRtPolicy(cur.policy) && cur.uclampMin === (rt ? 0 : 1024)) next.uclampMin = rt ? 1024 : 0
   if (p.uclampMax !== undefined) next.uclampMax = p.uclampMax
   return next
 }

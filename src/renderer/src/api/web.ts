@@ -120,6 +120,14 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
       download(c.fileName, new Blob([c.text], { type: c.mime }))
       return { saved: true, name: c.fileName }
     },
+    async exportPerfetto(req): Promise<ExportOutcome> {
+      const t = await service.perfettoTrace(req)
+      const bin = atob(t.base64)
+      const bytes = new Uint8Array(bin.length)
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
+      download(t.fileName, new Blob([bytes], { type: 'application/octet-stream' }))
+      return { saved: true, name: t.fileName }
+    },
     async exportPng(name, png): Promise<ExportOutcome> {
       const file = name.toLowerCase().endsWith('.png') ? name : `${name}.png`
       download(file, new Blob([png], { type: 'image/png' }))

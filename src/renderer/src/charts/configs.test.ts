@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult } from '../../../shared/result'
-import { LIGHT_CHARTS, cdfConfig, cpuConfig, distributionConfig, formatShare, formatUs, histogramConfig, markIdentical, percentileConfig, taskConfig } from './configs'
+import { LIGHT_CHARTS, cdfConfig, cpuConfig, distributionConfig, formatShare, formatUs, histogramConfig, markIdentical, percentileConfig, taskConfig, type IntervalDataset } from './configs'
+import { exponential, syntheticResult } from '../../../stats/synthetic'
 import { idleCounts, pooledCpus, pooledTasks, workloadNames, type Series } from './data'
 
 const lat = (p: Partial<LatencySummary>): LatencySummary => ({ count: 10, min: 1, avg: 5, p50: 4, p90: 8, p99: 9, p99_9: 10, max: 10, ...p })
@@ -66,7 +67,19 @@ describe('chart configurations', () => {
   it('percentiles, tasks and CPUs', () => {
     const p = percentileConfig(series, 'cyc', LIGHT_CHARTS)
     expect(p.data.labels).toEqual(['p50', 'p90', 'p99', 'p99.9', 'max'])
-    expect(p.data.datasets[1].data[2]).toBe(180)
+    // 10 samples: no percentile is estimated (n/a), only the maximum has a bar
+    expect(p.data.datasets[1].data).toEqual([null, null, null, null, 10])
+    const many: Series[] = [{ label: 'x', results: [1, 2].map((seed) => syntheticResult('x', seed, 3000, exponential(100_000))) }]
+    const q = percentileConfig(many, 'ct', LIGHT_CHARTS)
+    const d = q.data.datasets[0] as IntervalDataset
+    expect(d.data.slice(0, 3).every((v) => typeof v === 'number')).toBe(true)
+    expect(d.data[3]).toBeNull()
+    for (const j of [0, 1, 2]) {
+      const [lo, hi] = d.intervals![j]!
+      expect(lo).toBeLessThanOrEqual(d.data[j] as number)
+      expect(hi).toBeGreaterThanOrEqual(d.data[j] as number)
+    }
+    expect(q.plugins?.map((x) => x.id)).toContain('schedlabIntervals')
     const t = taskConfig(series, LIGHT_CHARTS)
     expect(t.data.labels).toEqual(['cyc-0'])
     expect(t.options!.indexAxis).toBe('y')

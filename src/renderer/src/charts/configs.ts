@@ -4,7 +4,8 @@
  */
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js'
 import { ccdfPoints, cdfPoints, logEdges, rebin, histogramTotal } from '../../../shared/histogram-data'
-import { pooledCpus, pooledHistogram, pooledTasks, pooledWorkloadLatency, type Series } from './data'
+import { formatInsufficient } from '../../../stats/quantile'
+import { pooledCpus, pooledHistogram, pooledTasks, pooledWorkloadStats, type Series } from './data'
 
 export interface ChartTheme {
   text: string
@@ -55,7 +56,7 @@ export function formatShare(f: number): string {
   return `${pct >= 10 ? pct.toFixed(0) : pct >= 1 ? pct.toFixed(1) : +pct.toPrecision(2)} %`
 }
 
-type TooltipItem = { dataset: { label?: string }; parsed: { x: number | null; y: number | null }; label?: string }
+type TooltipItem = { dataset: { label?: string }; parsed: { x: number | null; y: number | null }; label?: string; datasetIndex?: number; dataIndex?: number }
 
 /** The series a tooltip line is about, without the legend's "(identical to ...)" note. */
 const seriesOf = (c: TooltipItem): string => (c.dataset.label ?? '').replace(/ \(identical to .*\)$/, '')
@@ -231,23 +232,82 @@ export function histogramConfig(series: readonly Series[], workload: string, the
 
 const PCT_KEYS = [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p99_9', 'p99.9'], ['max', 'max']] as const
 
-/** p50..max per series as grouped bars on a log axis. */
+/** A bar dataset with the 95 % interval of each bar, drawn as whiskers by intervalPlugin. */
+export type IntervalDataset = ChartDataset<'bar', (number | null)[]> & { intervals?: ([number, number] | null)[] }
+
+/** Whiskers from each bar's interval low to high (datasets that carry `intervals`). */
+export function intervalPlugin(theme: ChartTheme): Plugin {
+  return {
+    id: 'schedlabIntervals',
+    afterDatasetsDraw(chart) {
+      const y = chart.scales.y
+      if (!y) return
+      const { ctx } = chart
+      ctx.save()
+      ctx.strokeStyle = theme.text
+      ctx.lineWidth = 1.2
+      chart.data.datasets.forEach((d, i) => {
+        const iv = (d as IntervalDataset).intervals
+        const meta = chart.getDatasetMeta(i)
+        if (!iv || meta.hidden) return
+        meta.data.forEach((bar, j) => {
+          const ci = iv[j]
+          if (!ci || !(ci[0] > 0)) return
+          const x = bar.x
+          const w = Math.min(8, ((bar as unknown as { width?: number }).width ?? 12) / 3)
+          const [lo, hi] = [y.getPixelForValue(ci[0]), y.getPixelForValue(ci[1])]
+          ctx.beginPath()
+          ctx.moveTo(x, lo)
+          ctx.lineTo(x, hi)
+          ctx.moveTo(x - w, lo)
+          ctx.lineTo(x + w, lo)
+          ctx.moveTo(x - w, hi)
+          ctx.lineTo(x + w, hi)
+          ctx.stroke()
+        })
+      })
+      ctx.restore()
+    }
+  }
+}
+
+/**
+ * p50..max per series as grouped bars on a log axis, each percentile with its 95 % interval as
+ * a whisker; a percentile with too few samples beyond it has no bar (the tooltip says why).
+ */
 export function percentileConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'bar', (number | null)[]> {
+  const stats = series.map((s) => pooledWorkloadStats(s, workload))
   return {
     type: 'bar',
+    plugins: [intervalPlugin(theme)],
     data: {
       labels: PCT_KEYS.map(([, l]) => l),
-      datasets: series.map((s, i) => {
-        const lat = pooledWorkloadLatency(s, workload)
+      datasets: series.map((s, i): IntervalDataset => {
+        const st = stats[i]
+        const est = PCT_KEYS.map(([k]) => (!st || st.count === 0 ? null : k === 'max' ? null : st.latency[k]))
         return {
           label: s.label,
-          data: PCT_KEYS.map(([k]) => (lat && lat[k] > 0 ? lat[k] : null)),
+          data: PCT_KEYS.map(([k], j) => {
+            if (!st || st.count === 0) return null
+            if (k === 'max') return st.maxUs > 0 ? st.maxUs : null
+            const e = est[j]
+            return e && !e.insufficient && e.value > 0 ? e.value : null
+          }),
+          intervals: est.map((e) => (e && !e.insufficient ? e.ci95 : null)),
           backgroundColor: colorOf(theme, i)
         }
       })
     },
     options: {
-      ...baseOptions(theme, `Latency percentiles: ${workload}`, (c) => `${c.label} = ${c.parsed.y === null ? 'n/a' : formatUs(c.parsed.y)} us (${seriesOf(c)})`, 'y'),
+      ...baseOptions(theme, `Latency percentiles: ${workload}`, (c) => {
+        // "p99.9 = 4,284 us (dd-neglag 8/20 ms), 95 % interval 3,900 .. 4,700"
+        const key = c.dataIndex === undefined ? undefined : PCT_KEYS[c.dataIndex]?.[0]
+        const st = c.datasetIndex === undefined ? null : stats[c.datasetIndex]
+        const e = st && key && key !== 'max' ? st.latency[key] : null
+        if (e?.insufficient) return `${c.label} = ${formatInsufficient(e.insufficient)} (${seriesOf(c)})`
+        const ci = e?.ci95 ? `, 95 % interval ${formatUs(e.ci95[0])} .. ${formatUs(e.ci95[1])}` : ''
+        return `${c.label} = ${c.parsed.y === null ? 'n/a' : formatUs(c.parsed.y)} us (${seriesOf(c)})${ci}`
+      }, 'y'),
       scales: {
         x: axis(theme, 'percentile'),
         y: axis(theme, 'scheduling latency (us), log scale', { type: 'logarithmic', ticks: { color: theme.text, callback: logTick } })

@@ -6,6 +6,7 @@ import type { HistogramData, LatencySummary, VariantResult } from '../../../shar
 import { groupBy } from '../../../shared/group'
 import { mergeHistograms } from '../../../shared/histogram-data'
 import { poolLatency, type TableColumn } from '../../../shared/tables'
+import { workloadStats, type WorkloadStats } from '../../../stats/summary'
 
 export type Series = TableColumn
 
@@ -28,9 +29,10 @@ export function pooledHistogram(s: Series, workload: string): HistogramData | nu
   return hists.length ? mergeHistograms(hists) : null
 }
 
-export function pooledWorkloadLatency(s: Series, workload: string): LatencySummary | null {
-  const ws = s.results.map((r) => r.workloads.find((x) => x.name === workload)).filter((w) => w !== undefined)
-  return ws.length ? poolLatency(ws.map((w) => w.latencyUs), ws.map((w) => w.latencyHist)) : null
+/** The statistics of a workload over a series' seeds (pooled percentiles with intervals). */
+export function pooledWorkloadStats(s: Series, workload: string): WorkloadStats | null {
+  const ws = s.results.flatMap((r) => r.workloads.filter((x) => x.name === workload))
+  return ws.length ? workloadStats(ws) : null
 }
 
 export interface PooledTask {

@@ -71,9 +71,10 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
           h('button', { class: 'small icon', 'data-action': 'delete', title: 'Delete', onclick: () => { confirming = r.id; render() } }, '✕'))
     return h('li', {
       class: `history-item${shownRun?.id === r.id ? ' current' : ''}${pinned ? ' baseline' : ''}`,
-      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status
+      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status, 'data-kind': r.kind ?? 'run'
     },
-    h('div', { class: 'run-line' }, check, name, pinned ? h('span', { class: 'badge' }, 'baseline') : null),
+    h('div', { class: 'run-line' }, check, name, pinned ? h('span', { class: 'badge' }, 'baseline') : null,
+      r.kind === 'sweep' ? h('span', { class: 'badge sweep', title: 'A sweep: opens in the Sweep tab' }, 'sweep') : null),
     h('div', { class: 'run-scenario', title: r.scenarioFile }, r.scenarioName),
     meta, actionsRow)
   }

@@ -1,4 +1,4 @@
-import { h, replace } from '../dom'
+import { h } from '../dom'
 import type { JobView, ProgressState, ViewContext } from '../state'
 
 /**
@@ -37,14 +37,18 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     if (p.runId !== runId) {
       runId = p.runId
       bars.clear()
-      replace(rows, p.jobs.map(({ info }) => {
-        const bar = h('progress', { max: 1000, value: 0, 'aria-label': `${info.variant} seed ${info.seed}` })
-        const label = h('span', { class: 'pct' }, 'queued')
-        const row = h('div', { class: 'progress-row', 'data-state': 'queued', 'data-job': info.jobId },
-          h('span', { class: 'job-name', title: info.variant }, `${info.variant} · seed ${info.seed}`), bar, label)
-        bars.set(info.jobId, { bar, label, row })
-        return row
-      }))
+      rows.replaceChildren()
+    }
+    // a precision run adds jobs as it goes
+    for (const { info } of p.jobs) {
+      if (bars.has(info.jobId)) continue
+      const bar = h('progress', { max: 1000, value: 0, 'aria-label': `${info.variant} seed ${info.seed}` })
+      const label = h('span', { class: 'pct' }, 'queued')
+      const row = h('div', { class: 'progress-row', 'data-state': 'queued', 'data-job': info.jobId },
+        h('span', { class: 'job-name', title: info.cell ? `${info.variant}, ${info.cell.label}` : info.variant },
+          `${info.variant} · seed ${info.seed}${info.cell ? ` · cell ${info.cell.index}` : ''}`), bar, label)
+      bars.set(info.jobId, { bar, label, row })
+      rows.append(row)
     }
     for (const j of p.jobs) paint(j)
     el.hidden = false

@@ -3,7 +3,9 @@ import { buildTables, variantResults } from '../../../shared/tables'
 import { cpuConfig, distributionConfig, histogramConfig, percentileConfig, taskConfig } from '../charts/configs'
 import { IDLE_BUCKETS, idleCounts, workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
-import type { TabView, ViewContext, WorkbenchState } from '../state'
+import type { ExplainTarget, TabView, ViewContext, WorkbenchState } from '../state'
+import type { SampleSelector } from '../../../shared/explain'
+import type { ActiveElement, Chart, ChartConfiguration, ChartEvent } from 'chart.js'
 import { shallowEqual } from '../store'
 import { chartTheme } from '../theme'
 import { ChartCard } from './chart-card'
@@ -20,6 +22,32 @@ export const EXPORT_FORMATS: readonly [ExportFormat, string, string][] = [
 
 export function duration(ms: number): string {
   return ms >= 1000 ? `${+(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s` : `${ms} ms`
+}
+
+/**
+ * A distribution whose points can be clicked: the nearest point's series (the variant) and the
+ * percentile it stands for go to `pick` (on the tail view a point's y is the share above it).
+ */
+function clickable<T extends ChartConfiguration<'line', { x: number; y: number | null }[]>>(cfg: T, tail: boolean, pick: (variant: string, fraction: number) => void): T {
+  const options = { ...cfg.options }
+  options.onClick = (_e: ChartEvent, els: ActiveElement[], chart: Chart) => {
+    const el = els[0]
+    if (!el) return
+    const ds = chart.data.datasets[el.datasetIndex]
+    const pt = ds.data[el.index] as { x: number; y: number | null } | undefined
+    if (ds.label && pt && pt.y !== null) pick(ds.label.replace(/ \(identical to .*\)$/, ''), tail ? 1 - pt.y : pt.y)
+  }
+  options.onHover = (e: ChartEvent, els: ActiveElement[]) => {
+    const target = e.native?.target as HTMLElement | undefined
+    if (target) target.style.cursor = els.length > 0 ? 'pointer' : 'default'
+  }
+  options.interaction = { mode: 'nearest', intersect: false, axis: 'x' }
+  return { ...cfg, options }
+}
+
+/** The first seed of a variant with an unreasonable-idle event in the bucket. */
+function firstSeedWith(s: Series, bucket: (typeof IDLE_BUCKETS)[number]): number | undefined {
+  return s.results.find((r) => (r.unreasonableIdle?.events?.[bucket] ?? 0) > 0)?.seed
 }
 
 /** "1-3", "1, 4, 9": seeds as a researcher writes them. */
@@ -95,6 +123,14 @@ export function createResultsView(ctx: ViewContext): TabView {
       series.length > 1 ? h('p', { class: 'hint' }, `Changes are against ${labels[0]}; + is better (lower latency), as in the mailing-list threads.`) : null,
       run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null,
       tables.map((t) => seedsTable(labels, t, 0)))
+    const explain = (t: Omit<ExplainTarget, 'seq'>) => ctx.actions.explain(t)
+    tableBox.addEventListener('click', (e) => {
+      const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
+      const table = td?.closest('table[data-workload]') as HTMLElement | null
+      if (!td || !table) return
+      const variant = labels[Number(td.dataset.col)]
+      if (variant !== undefined) explain({ run, variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector })
+    })
 
     const select = h('select', {
       'data-testid': 'workload-select', 'aria-label': 'Workload of the charts and the per-task view', disabled: names.length < 2,
@@ -117,10 +153,12 @@ export function createResultsView(ctx: ViewContext): TabView {
     replace(el, header, partial, problems, warn, tableBox, controls,
       h('div', { class: 'chart-grid' }, dist.el, hist.el, pct.el),
       h('h3', { class: 'section' }, workload ? `Per task: ${workload}` : 'Per task'), tasks.el, taskTable(series, workload),
-      h('h3', { class: 'section' }, 'CPUs'), cpus.el, idleTable(series))
+      h('h3', { class: 'section' }, 'CPUs'), cpus.el, idleTable(series, (variant, bucket, seed) => explain({ run, variant, idle: { bucket, index: 0 }, seed })))
 
     if (workload) {
-      dist.render((t) => distributionConfig(series, workload, t, s.distribution), theme)
+      dist.render((t) => clickable(distributionConfig(series, workload, t, s.distribution), s.distribution.view === 'ccdf', (variant, fraction) => {
+        explain({ run, variant, workload, sample: `p${Math.min(100, Math.max(0, Math.round(fraction * 1e5) / 1e3))}` as SampleSelector })
+      }), theme)
       hist.render((t) => histogramConfig(series, workload, t), theme)
       pct.render((t) => percentileConfig(series, workload, t), theme)
       tasks.render((t) => taskConfig(series, t, workload), theme)
@@ -132,7 +170,8 @@ export function createResultsView(ctx: ViewContext): TabView {
   return { id: 'results', label: 'Results', el }
 }
 
-function idleTable(series: Series[]): HTMLElement {
+/** Unreasonable-idle counts; a non-zero count is clicked to explain its first event. */
+function idleTable(series: Series[], explain: (variant: string, bucket: (typeof IDLE_BUCKETS)[number], seed: number | undefined) => void): HTMLElement {
   const counts = series.map((x) => idleCounts(x.results))
   const any = counts.some((c) => IDLE_BUCKETS.some((b) => c[b] > 0))
   return h('section', { class: 'card', 'data-testid': 'idle-table' },
@@ -140,7 +179,9 @@ function idleTable(series: Series[]): HTMLElement {
     any
       ? h('div', { class: 'table-scroll' }, h('table', { class: 'data-table' },
           h('thead', {}, h('tr', {}, h('th', {}, ''), IDLE_BUCKETS.map((b) => h('th', {}, b)))),
-          h('tbody', {}, series.map((x, i) => h('tr', {}, h('th', { scope: 'row' }, x.label), IDLE_BUCKETS.map((b) => h('td', {}, counts[i][b])))))))
+          h('tbody', {}, series.map((x, i) => h('tr', {}, h('th', { scope: 'row' }, x.label), IDLE_BUCKETS.map((b) => counts[i][b] > 0
+            ? h('td', { 'data-explain': 'idle', title: 'Click: explain the first of these events on the timeline', onclick: () => explain(x.label, b, firstSeedWith(x, b)) }, counts[i][b])
+            : h('td', {}, counts[i][b])))))))
       : h('p', { class: 'hint' }, 'No unreasonable idle events in this run.'))
 }
 

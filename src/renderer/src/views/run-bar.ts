@@ -35,14 +35,20 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
   const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
   const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc); what they computed is kept, marked partial', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
   const variants = createVariantsMenu(ctx)
+  // Issue 12's precision field: stop adding seeds when this interval is tight enough.
+  const precision = h('input', {
+    type: 'text', 'data-testid': 'precision-input', class: 'precision', size: 14, spellcheck: 'false',
+    placeholder: 'precision ct.p99:5', 'aria-label': 'Precision',
+    title: 'WORKLOAD.METRIC:PCT, e.g. cyclictest.p99:5: run seeds until every variant\'s 95 % interval of that figure is within PCT % of it (empty: the scenario\'s seeds)',
+    oninput: () => actions.setRunOptions({ precision: precision.value.trim() || null })
+  })
 
   const el = h('div', { class: 'run-bar', role: 'toolbar', 'aria-label': 'Run' },
     variants.el,
     h('label', { class: 'run-field' }, 'Seeds', seeds),
     h('label', { class: 'run-field' }, 'Duration', duration, h('span', { class: 'unit' }, 'ms')),
     publishedLabel,
-    // Issue 12's precision field (WORKLOAD.METRIC:PCT) belongs here.
-    h('span', { class: 'run-slot', 'data-slot': 'precision' }),
+    h('span', { class: 'run-slot', 'data-slot': 'precision' }, precision),
     h('span', { class: 'spacer' }),
     runBtn, cancelBtn)
 
@@ -64,6 +70,7 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     if (parseOption('seeds', seeds.value) !== o.seeds && !(Number.isNaN(o.seeds) && Number.isNaN(parseOption('seeds', seeds.value)))) seeds.value = o.seeds === null ? '' : String(o.seeds)
     published.checked = o.published
     duration.disabled = o.published
+    if ((precision.value.trim() || null) !== o.precision) precision.value = o.precision ?? ''
   }, { now: true })
   store.watch((s) => ({ running: s.runningId !== null, connected: s.connected }), ({ running, connected }) => {
     runBtn.disabled = running || !connected

@@ -1,6 +1,9 @@
 import { cellTitle, cellTone, formatMarkedChange, formatValueCell, TABLE_LEGEND, type WorkloadTable } from '../../../shared/tables'
 import { h } from '../dom'
 
+/** Rows whose value is one sample's latency (the max) or names one (a percentile). */
+const EXPLAINABLE = new Set(['p50', 'p90', 'p99', 'p99_9', 'max'])
+
 /**
  * A workload's table in the seed threads' form: values with the half-width of their 95 %
  * interval, and for each column after the baseline its change ("(+55 %)*"). Only significant
@@ -15,7 +18,10 @@ function cell(r: WorkloadTable['rows'][number], i: number): HTMLElement {
     class: [tone === 'none' ? '' : tone, r.na[i] ? 'na' : ''].filter(Boolean).join(' '),
     ...(title ? { title } : {}),
     'data-metric': r.key,
-    'data-significant': r.significant[i] ? 'true' : 'false'
+    'data-significant': r.significant[i] ? 'true' : 'false',
+    'data-col': i,
+    // a latency figure of a sample: a click explains it on the timeline
+    ...(EXPLAINABLE.has(r.key) && r.values[i] !== null ? { 'data-explain': r.key, title: `${title ? `${title}\n` : ''}Click: explain this sample on the timeline` } : {})
   },
   formatValueCell(r, i),
   chg ? h('span', { class: 'chg' }, ' ' + chg) : null)

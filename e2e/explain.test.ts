@@ -1,0 +1,130 @@
+/**
+ * End-to-end: from the results of the seed 002 preset (cyclictest-hackbench-dd-neglag-rb5),
+ * one click on the cyclictest maximum opens the timeline at that sample with its explanation,
+ * the same one `schedlab explain` gives; a second variant aligns below it; the window exports
+ * as a Perfetto trace. Screenshots go to artifacts/ (and docs/screenshots/ for the README).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ensureBuilt } from '../src/cli/serve'
+import { readPreset } from '../src/main/services/sim-adapter'
+import { explainSample } from '../src/sim/explain'
+import { expandRuns, parseScenario } from '../src/sim/scenario'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ROOT, startServe, type ServeProcess } from './host'
+import { ARTIFACTS, Workbench } from './workbench-ui'
+
+const missing = chromiumMissing()
+const PRESET = 'cyclictest-hackbench-dd-neglag-rb5'
+const VARIANT = 'tip 8/20 ms'
+
+describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => {
+  let serve: ServeProcess
+  let browser: Browser
+  let page: Page
+  let dataDir: string
+  let ui: Workbench
+  let text: string
+  const pageErrors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    ensureBuilt()
+    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-explain-'))
+    text = (await readPreset(PRESET)).text
+    serve = await startServe(dataDir)
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, acceptDownloads: true })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
+    page = await context.newPage()
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    await page.goto(serve.url)
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+    ui = new Workbench(page, (t) => page.evaluate((x) => navigator.clipboard.writeText(x), t))
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await serve?.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('one click on the cyclictest maximum shows its timeline and the explanation schedlab explain gives', async () => {
+    // the preset as a user opens it: from the Presets menu
+    await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(true)
+    await page.getByTestId('preset-select').selectOption(PRESET)
+    await ui.waitEditorText(text)
+    await ui.waitValidated(text)
+    await ui.runOnlyVariants(['tip (default slices)', VARIANT])
+    await ui.runAndWait('done')
+    const table = page.locator('[data-testid="results-table"] table[data-workload="cyclictest"]')
+    await expect.poll(() => table.count()).toBe(1)
+    const col = await table.locator('thead th').evaluateAll((ths, v) => ths.findIndex((t) => t.textContent === v) - 1, VARIANT)
+    expect(col).toBeGreaterThanOrEqual(0)
+    const maxCell = table.locator(`tr[data-metric="max"] td[data-col="${col}"]`)
+    const shownMax = Number(((await maxCell.textContent()) ?? '').replace(/[^\d.].*$/, ''))
+    expect(shownMax).toBeGreaterThan(0)
+
+    await maxCell.click()
+    const panel = page.getByTestId('explain-panel')
+    await expect.poll(() => panel.getAttribute('data-state'), { timeout: 120_000 }).toBe('shown')
+    const timeline = page.getByTestId('timeline')
+    expect(await timeline.isVisible()).toBe(true)
+    await expect.poll(async () => Number(await timeline.getAttribute('data-drawn') ?? 0)).toBeGreaterThan(0)
+    expect(Number(await timeline.getAttribute('data-slices'))).toBeGreaterThan(100)
+    // the sample is the table's maximum (the table rounds it to the microsecond)
+    const latency = Number(await panel.getAttribute('data-latency-us'))
+    expect(Math.abs(latency - shownMax), `${await maxCell.textContent()} vs ${latency}`).toBeLessThanOrEqual(0.5)
+
+    // the same explanation as the command line's (same seed, same decisions, same cause)
+    const spec = expandRuns(parseScenario(text, `${PRESET}.json`), { variants: [VARIANT] })[0]
+    const cli = explainSample({ scenario: spec.scenario, variantIndex: spec.variantIndex, seed: spec.seed, workload: 'cyclictest', sample: 'max' })
+    expect(await panel.getAttribute('data-cause')).toBe(cli.cause)
+    expect(await panel.getAttribute('data-task')).toBe(cli.sample.task)
+    expect(await page.getByTestId('explain-summary').textContent()).toBe(cli.summary)
+    expect(await panel.locator('.explain-decisions li').evaluateAll((lis) => lis.map((l) => l.getAttribute('data-code')))).toEqual(cli.decisions.map((d) => d.code))
+    await page.getByTestId('timeline-pane').screenshot({ path: join(ARTIFACTS, 'timeline.png') })
+    await page.getByTestId('timeline-pane').screenshot({ path: join(ROOT, 'docs', 'screenshots', 'timeline.png') })
+
+    // zoom and pan by keyboard and wheel change the view, 0 fits again
+    const canvas = timeline.locator('canvas')
+    await canvas.focus()
+    const view = async () => `${await timeline.getAttribute('data-view-from')}..${await timeline.getAttribute('data-view-to')}`
+    const fitted = await view()
+    await page.keyboard.press('+')
+    await expect.poll(view).not.toBe(fitted)
+    const zoomed = await view()
+    await page.keyboard.press('ArrowRight')
+    await expect.poll(view).not.toBe(zoomed)
+    const box = (await canvas.boundingBox())!
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 40)
+    const beforeWheel = await view()
+    await page.mouse.wheel(0, 300)
+    await expect.poll(view).not.toBe(beforeWheel)
+    // a click on a decision moves the view to its moment
+    await panel.locator('.explain-decisions li').first().click()
+    await expect.poll(view).not.toBe(beforeWheel)
+  })
+
+  it('aligns the other variant\'s maximum below it, and exports the window as a Perfetto trace', async () => {
+    const pick = page.getByTestId('timeline-compare')
+    await expect.poll(() => pick.count()).toBe(1)
+    const label = await pick.locator('option').evaluateAll((os) => os.map((o) => o.textContent ?? '').find((t) => t.includes('default slices')) ?? '')
+    expect(label).not.toBe('')
+    await pick.selectOption({ label })
+    const timeline = page.getByTestId('timeline')
+    await expect.poll(() => timeline.getAttribute('data-rows'), { timeout: 120_000 }).toBe('2')
+    await page.getByTestId('timeline-pane').screenshot({ path: join(ARTIFACTS, 'timeline-two-rows.png') })
+    await page.getByTestId('timeline-pane').screenshot({ path: join(ROOT, 'docs', 'screenshots', 'timeline-two-rows.png') })
+
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId('export-perfetto').click()])
+    expect(download.suggestedFilename()).toMatch(/\.perfetto-trace$/)
+    const bytes = readFileSync((await download.path())!)
+    // a Trace: packets (field 1, length-delimited) from the first byte
+    expect(bytes[0]).toBe(0x0a)
+    expect(bytes.length).toBeGreaterThan(1000)
+    expect(pageErrors).toEqual([])
+  })
+})

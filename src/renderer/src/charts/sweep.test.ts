@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import type { StoredSweep } from '../../../shared/ipc'
+import { exponential, syntheticResult } from '../../../stats/synthetic'
+import { LIGHT_CHARTS } from './configs'
+import { cellStats, sweepLineConfig, sweepMatrixConfig, type MatrixPoint } from './sweep'
+
+/** Cells of synthetic runs: variant "fast" is 40 % faster at slice 3000, the same at 8000. */
+function sweep(axes: StoredSweep['axes'], n = 3000): StoredSweep {
+  const combos = axes.length === 1 ? axes[0].values.map((v) => [v]) : axes[0].values.flatMap((a) => axes[1].values.map((b) => [a, b]))
+  return {
+    axes, total: combos.length,
+    cells: combos.map((values, index) => ({
+      index, values,
+      results: [1, 2].flatMap((seed) => [
+        syntheticResult('base', 100 * index + seed, n, exponential(100_000)),
+        syntheticResult('fast', 100 * index + 50 + seed, n, exponential(values[0] === 3000 ? 60_000 : 100_000))
+      ])
+    }))
+  }
+}
+
+describe('sweep charts', () => {
+  it('1-D: a line per variant with its interval band; n/a points are gaps', () => {
+    const sw = sweep([{ path: 'workloads[0].sliceUs', values: [3000, 8000] }])
+    const c = sweepLineConfig(sw, 'ct', 'p50', LIGHT_CHARTS)
+    expect(c.data.labels).toEqual(['3000', '8000'])
+    expect(c.data.datasets.map((d) => d.label)).toEqual(['base (95 % low)', 'base (95 % high)', 'base', 'fast (95 % low)', 'fast (95 % high)', 'fast'])
+    const [lo, hi, v] = c.data.datasets
+    for (const i of [0, 1]) {
+      expect(lo.data[i]!).toBeLessThanOrEqual(v.data[i]!)
+      expect(hi.data[i]!).toBeGreaterThanOrEqual(v.data[i]!)
+    }
+    expect(hi.fill).toBe('-1')
+    // 6000 samples: p99.9 is n/a, drawn as nothing
+    expect(sweepLineConfig(sw, 'ct', 'p99_9', LIGHT_CHARTS).data.datasets[2].data).toEqual([null, null])
+  })
+
+  it('2-D: the change heatmap colours and marks only significant cells, never n/a', () => {
+    const sw = sweep([{ path: 'workloads[0].sliceUs', values: [3000, 8000] }, { path: 'kernel.hz', values: [250, 1000] }])
+    const stats = cellStats(sw, 'ct', 'p50')
+    const c = sweepMatrixConfig(sw, 'ct', 'p50', 1, 'change', LIGHT_CHARTS)
+    const pts = c.data.datasets[0].data as MatrixPoint[]
+    expect(pts.map((p) => [p.y, p.x])).toEqual([['3000', '250'], ['3000', '1000'], ['8000', '250'], ['8000', '1000']])
+    const bg = c.data.datasets[0].backgroundColor as (ctx: { raw: MatrixPoint }) => string
+    pts.forEach((p, i) => {
+      expect(p.significant).toBe(stats[i].changes[1]!.significant)
+      expect(p.text.endsWith('*')).toBe(p.significant)
+      expect(bg({ raw: p })).toMatch(p.significant ? /^rgba\((26,127,55|209,36,47),/ : /^rgba\(128,128,128,/)
+    })
+    // 40 % faster at slice 3000: better and significant
+    expect(pts[0].significant && pts[0].v! > 20).toBe(true)
+    const na = sweepMatrixConfig(sw, 'ct', 'p99_9', 1, 'change', LIGHT_CHARTS).data.datasets[0].data as MatrixPoint[]
+    for (const p of na) {
+      expect(p.text).toBe('n/a')
+      expect(bg({ raw: p })).toBe('rgba(0,0,0,0)')
+    }
+  })
+})

@@ -1,0 +1,81 @@
+import type { ExplainResult } from '../../../shared/explain'
+import { h, replace } from '../dom'
+
+export interface ExplainPanelHandlers {
+  /** A decision was clicked: show its moment (relative to the sample's readiness). */
+  showAt(relNs: number, cpu: number): void
+  exportPerfetto(): void
+  close(): void
+}
+
+function t(ns: number): string {
+  return `${(ns / 1e9).toFixed(6)} s`
+}
+
+function d(ns: number): string {
+  const a = Math.abs(ns)
+  return a < 1e6 ? `${(ns / 1000).toFixed(1)} us` : `${(ns / 1e6).toFixed(2)} ms`
+}
+
+/**
+ * The explanation beside the timeline (test id `explain-panel`): what was explained, the
+ * summary, the wait divided among its causes, and the decisions between runnable and running
+ * (each a reason code of docs/explain.md and its sentence). States: loading, error, shown.
+ */
+export class ExplainPanel {
+  readonly el: HTMLElement
+
+  constructor(private readonly on: ExplainPanelHandlers) {
+    this.el = h('aside', { class: 'explain-panel card', 'data-testid': 'explain-panel', 'data-state': 'empty' })
+  }
+
+  loading(what: string): void {
+    this.el.dataset.state = 'loading'
+    replace(this.el, this.head(what), h('p', { class: 'hint' }, 'Re-running the variant with the decision recorder\u2026'))
+  }
+
+  error(what: string, message: string): void {
+    this.el.dataset.state = 'error'
+    replace(this.el, this.head(what), h('p', { class: 'notice' }, message))
+  }
+
+  show(e: ExplainResult, title: string): void {
+    this.el.dataset.state = 'shown'
+    this.el.dataset.cause = e.cause
+    this.el.dataset.task = e.sample.task
+    this.el.dataset.latencyUs = String(e.sample.latencyUs)
+    const total = Math.max(1, e.sample.ranNs - e.sample.readyNs)
+    replace(this.el,
+      this.head(title),
+      h('div', { class: 'explain-sample' },
+        h('strong', {}, e.sample.task), ` on CPU ${e.sample.cpu}: `,
+        h('strong', { 'data-testid': 'explain-latency' }, `${e.sample.latencyUs} us`),
+        ` (${e.idle ? 'idle period' : `${e.workload} ${e.selector}, sample #${e.sample.index}`}), runnable ${t(e.sample.readyNs)}, ran ${t(e.sample.ranNs)}`),
+      e.warning ? h('p', { class: 'notice' }, e.warning) : null,
+      h('p', { class: 'explain-summary', 'data-testid': 'explain-summary' }, e.summary),
+      h('div', { class: 'explain-causes' },
+        h('span', { class: 'hint' }, 'The wait by cause: '),
+        e.causes.slice(0, 6).map((c) => h('span', { class: 'cause-chip', 'data-code': c.code, title: `${(100 * c.ns / total).toFixed(1)} % of the wait` },
+          h('code', {}, c.code), ` ${d(c.ns)}`))),
+      h('ol', { class: 'explain-decisions' },
+        e.decisions.map((x) => h('li', {
+          'data-code': x.code,
+          title: 'Show this moment on the timeline',
+          onclick: () => this.on.showAt(x.atNs - e.sample.readyNs, x.cpu)
+        },
+        h('span', { class: 'when' }, `${d(x.atNs - e.sample.readyNs)}`),
+        h('span', { class: 'cpu' }, `CPU ${x.cpu}`),
+        h('code', {}, x.code),
+        h('span', { class: 'text' }, x.text)))),
+      h('p', { class: 'hint' }, 'Reason codes: docs/explain.md. Times are relative to the moment the task became runnable.'))
+  }
+
+  private head(title: string): HTMLElement {
+    return h('header', { class: 'explain-head' },
+      h('h3', {}, 'Why this latency'),
+      h('span', { class: 'explain-title' }, title),
+      h('span', { class: 'spacer' }),
+      h('button', { class: 'small', 'data-testid': 'export-perfetto', title: 'A Perfetto trace of this window (opens at ui.perfetto.dev)', onclick: () => this.on.exportPerfetto() }, 'Export Perfetto'),
+      h('button', { class: 'small', title: 'Close the timeline', onclick: () => this.on.close() }, 'Close'))
+  }
+}

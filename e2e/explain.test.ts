@@ -106,7 +106,7 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
     // a click on a decision moves the view to its moment
     await panel.locator('.explain-decisions li').first().click()
     await expect.poll(view).not.toBe(beforeWheel)
-  })
+  }, 300_000)
 
   it('aligns the other variant\'s maximum below it, and exports the window as a Perfetto trace', async () => {
     const pick = page.getByTestId('timeline-compare')
@@ -126,5 +126,23 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
     expect(bytes[0]).toBe(0x0a)
     expect(bytes.length).toBeGreaterThan(1000)
     expect(pageErrors).toEqual([])
-  })
+  }, 300_000)
+
+  it('a point of the latency CDF and an unreasonable-idle count open the timeline too', async () => {
+    await page.getByTestId('tab-results').click()
+    const panel = page.getByTestId('explain-panel')
+    // the CDF's upper half: a percentile sample of the workload the charts show
+    const cdf = page.locator('[data-testid="latency-chart"] canvas')
+    const box = (await cdf.boundingBox())!
+    await cdf.click({ position: { x: box.width * 0.7, y: box.height * 0.3 } })
+    await expect.poll(() => page.getByTestId('timeline-pane').getAttribute('data-state'), { timeout: 120_000 }).toBe('shown')
+    await expect.poll(() => panel.textContent()).toMatch(/cyclictest p\d/)
+    const idle = page.locator('[data-testid="idle-table"] td[data-explain="idle"]')
+    if (await idle.count() > 0) {
+      await page.getByTestId('tab-results').click()
+      await idle.first().click()
+      await expect.poll(() => page.getByTestId('explain-summary').textContent(), { timeout: 120_000 }).toMatch(/CPU \d+ was idle for/)
+    }
+    expect(pageErrors).toEqual([])
+  }, 300_000)
 })

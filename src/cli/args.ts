@@ -45,8 +45,10 @@ export interface ExplainArgs {
   topology?: string
   maxEvents?: number
   published: boolean
-  /** max, p99_9, p99, p90, p50 or a sample index. */
+  /** max, p99_9, p99, p90, p50, p<percentile> or a sample index. */
   sample: string
+  /** --idle BUCKET[:N]: explain the N-th unreasonable-idle event of that bucket instead. */
+  idle?: { bucket: string; index: number }
   json: boolean
 }
 
@@ -121,10 +123,11 @@ export const USAGE = `usage: schedlab COMMAND [options]
       command over all its runs (default 4 billion), --memory-share of this machine's memory
       for the runs at one time (default 0.5; docs/security.md).
   explain SCENARIO --variant NAME --workload NAME [--seed N] [--sample max|p99_9|p99|INDEX]
-               [--duration-ms N] [--set PATH=VALUE]... [--json]
+               [--idle BUCKET[:N]] [--duration-ms N] [--set PATH=VALUE]... [--json]
       Re-run one variant with the decision recorder and explain one latency sample (default
       the maximum): a timeline of the CPUs involved and the scheduler's decisions between the
       moment the task became runnable and the moment it ran (reason codes: docs/explain.md).
+      --idle 4ms+:0 explains an unreasonable-idle event instead (no --workload needed).
   compare SCENARIO [same options] [--percentile P]... [--noise] [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
@@ -191,6 +194,7 @@ const EXPLAIN_OPTIONS = {
   'max-events': { type: 'string' },
   published: { type: 'boolean' },
   sample: { type: 'string' },
+  idle: { type: 'string' },
   json: { type: 'boolean' }
 } as const
 
@@ -311,7 +315,13 @@ function explainArgs(argv: string[]): ExplainArgs {
     sample: v.sample ?? 'max',
     json: v.json === true
   }
-  if (!/^(max|p50|p90|p99|p99_9|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50 or a sample index, got "${a.sample}"`)
+  if (!/^(max|p50|p90|p99|p99_9|p\d{1,2}(\.\d+)?|\d+)$/.test(a.sample)) throw new UsageError(`--sample: expected max, p99_9, p99, p90, p50, p<percentile> or a sample index, got "${a.sample}"`)
+  if (v.idle !== undefined) {
+    const m = /^(2\.5-3ms|3-4ms|4ms\+)(?::(\d+))?$/.exec(v.idle)
+    if (!m) throw new UsageError(`--idle: expected BUCKET[:N] with BUCKET 2.5-3ms, 3-4ms or 4ms+, got "${v.idle}"`)
+    if (v.sample !== undefined) throw new UsageError('explain: --idle and --sample exclude each other')
+    a.idle = { bucket: m[1], index: m[2] === undefined ? 0 : Number(m[2]) }
+  }
   if (a.published && a.durationMs !== undefined) throw new UsageError('explain: --published and --duration-ms exclude each other')
   return a
 }

@@ -30,12 +30,27 @@ describe('schedlab explain', () => {
     expect(io.stdout).toMatch(/cause: [A-Z_]+\n$/)
   })
 
+  it('explains an unreasonable-idle event with --idle BUCKET[:N]', async () => {
+    const idle = JSON.stringify({
+      name: 'idle', topology: 'smp-2', durationMs: 200, kernel: { hz: 250 },
+      workloads: [{ type: 'hackbench', name: 'hb', groups: 1, mode: 'thread', ipc: 'pipe', loops: 200, repeat: true }]
+    })
+    const io = memoryIo({ 'i.json': idle })
+    expect(await runCli(['explain', 'i.json', '--idle', '4ms+:0', '--json'], io), io.stderr).toBe(0)
+    const e = JSON.parse(io.stdout)
+    expect(e.idle.bucket).toBe('4ms+')
+    expect(e.summary).toMatch(/was idle for/)
+    const bad = memoryIo({ 'i.json': idle })
+    expect(await runCli(['explain', 'i.json', '--idle', '5ms'], bad)).toBe(2)
+    expect(bad.stderr).toMatch(/--idle: expected BUCKET/)
+  })
+
   it('refuses bad input with exit 2 and a message naming it', async () => {
     const cases: [string[], RegExp][] = [
       [['--workload', 'ct'], /--variant is needed \(variants: base, short\)/],
       [['--variant', 'base', '--workload', 'nope'], /no workload "nope" \(workloads: hog, ct\)/],
       [['--variant', 'nope', '--workload', 'ct'], /unknown variant "nope"/],
-      [['--variant', 'base', '--workload', 'ct', '--sample', 'p42'], /--sample/],
+      [['--variant', 'base', '--workload', 'ct', '--sample', 'p420'], /--sample/],
       [['--variant', 'base', '--workload', 'hog'], /recorded no latency samples|hog/],
       [['--variant', 'base', '--workload', 'ct', '--sample', '999999'], /has \d+ samples/]
     ]

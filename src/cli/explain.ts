@@ -1,4 +1,4 @@
-import { ExplainError, explainSample, parseSelector, renderExplanation } from '../sim/explain'
+import { ExplainError, explainIdleEvent, explainSample, parseSelector, renderExplanation } from '../sim/explain'
 import type { ExplainArgs } from './args'
 import { InputError } from './args'
 import { planRuns } from './commands'
@@ -16,22 +16,25 @@ export async function explainCommand(a: ExplainArgs, io: CliIo): Promise<number>
   }
   const run = runs[0]
   const workload = a.workload ?? (run.scenario.workloads.length === 1 ? run.scenario.workloads[0].name : undefined)
-  if (workload === undefined) throw new InputError(`explain: --workload is needed (workloads: ${run.scenario.workloads.map((w) => w.name).join(', ')})`)
+  if (workload === undefined && !a.idle) throw new InputError(`explain: --workload is needed (workloads: ${run.scenario.workloads.map((w) => w.name).join(', ')})`)
   const started = io.now()
   let lastPrint = 0
   let printed = false
   try {
-    const e = explainSample({
-      scenario: run.scenario, variantIndex: run.variantIndex, seed: run.seed, workload, sample: parseSelector(a.sample),
-      onProgress(pass, simNs, durationNs) {
+    const base = {
+      scenario: run.scenario, variantIndex: run.variantIndex, seed: run.seed,
+      onProgress(pass: 1 | 2, simNs: number, durationNs: number) {
         const now = io.now()
         if (now - started < 1000 || now - lastPrint < (io.errIsTty ? 200 : 2000)) return
         lastPrint = now
         printed = true
-        const line = `explain: ${pass === 1 ? 'finding the sample' : 'recording around it'}: ${Math.min(100, (simNs / durationNs) * 100).toFixed(0)}% (${((now - started) / 1000).toFixed(1)} s)`
+        const line = `explain: ${pass === 1 ? 'first pass (finding it)' : 'recording around it'}: ${Math.min(100, (simNs / durationNs) * 100).toFixed(0)}% (${((now - started) / 1000).toFixed(1)} s)`
         io.err(io.errIsTty ? `\r${line}\u001b[K` : `${line}\n`)
       }
-    })
+    }
+    const e = a.idle
+      ? explainIdleEvent({ ...base, bucket: a.idle.bucket, index: a.idle.index })
+      : explainSample({ ...base, workload: workload!, sample: parseSelector(a.sample) })
     if (printed && io.errIsTty) io.err('\r\u001b[K')
     io.out(a.json ? JSON.stringify(e, null, 2) + '\n' : renderExplanation(e))
     return 0

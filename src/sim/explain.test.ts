@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { explainSample, ExplainError, type ExplainResult } from './explain'
+import { explainIdleEvent, explainSample, ExplainError, type ExplainResult } from './explain'
 import { parseScenario } from './scenario'
 import { quickScenario } from './testing'
 import type { Scenario } from './scenario/types'
@@ -104,6 +104,30 @@ describe('explain: preemption models', () => {
   it('preempt=full: the same wakeups preempt the kernel code at once', () => {
     const e = explainSample({ scenario: s('full'), variantIndex: 0, seed: 1, workload: 'rt', sample: 'max' })
     expect(codes(e)).not.toContain('RESCHED_KERNEL_SECTION')
+  })
+})
+
+describe('explain: unreasonable idle', () => {
+  it('explains an idle CPU beside a waiting task: the period, the task, the balance attempts', () => {
+    const s = scenario({
+      name: 'idle', topology: 'smp-2', durationMs: 200, kernel: { hz: 250 },
+      workloads: [
+        { type: 'hackbench', name: 'hb', groups: 1, mode: 'thread', ipc: 'pipe', loops: 200, repeat: true },
+        { type: 'cyclictest', name: 'ct', periodUs: 2777 }
+      ]
+    })
+    const e = explainIdleEvent({ scenario: s, variantIndex: 0, seed: 1, bucket: '4ms+', index: 0 })
+    expect(e.idle).toBeDefined()
+    const idle = e.idle!
+    expect(idle.endNs - idle.startNs).toBeGreaterThan(4_000_000)
+    expect(e.sample.cpu).toBe(idle.cpu)
+    expect(e.sample.task).toBe(idle.task)
+    expect(idle.waitingSinceNs).toBeLessThanOrEqual(idle.startNs)
+    expect(e.summary).toMatch(new RegExp(`CPU ${idle.cpu} was idle for`))
+    expect(e.timeline.map((l) => l.cpu)).toContain(idle.cpu)
+    expect(e.timeline.find((l) => l.cpu === idle.cpu)!.idle.length).toBeGreaterThan(0)
+    expect(['IDLE_NO_BALANCE', 'LB_BALANCED', 'LB_NOTHING_MOVED', 'LB_ALL_PINNED', 'LB_ONE_PINNED', 'LB_MOVED']).toContain(e.cause)
+    expect(() => explainIdleEvent({ scenario: s, variantIndex: 0, seed: 1, bucket: '4ms+', index: 99 })).toThrow(/unreasonable-idle event/)
   })
 })
 

@@ -42,6 +42,8 @@ describe.skipIf(missing !== null)('statistics and sweeps in the workbench', () =
     expect(await ui.typeScenario(text)).toMatch(/✓/)
     await page.getByTestId('precision-input').fill('ct.p90:8')
     await ui.runAndWait('done')
+    // the progress says where each variant's interval stands
+    expect(await page.getByTestId('precision-progress').textContent()).toMatch(/^precision ct\.p90:8: a \d+ seeds ±\d+\.\d %( ✓)? · b \d+ seeds ±\d+\.\d %/)
     const table = page.getByTestId('results-table')
     await expect.poll(() => table.isVisible()).toBe(true)
     // more than one seed per variant was run, and the summary line says how many

@@ -276,13 +276,15 @@ export interface ApiEvents {
   'run-job': { runId: string; jobId: string; state: 'done' | 'failed' | 'canceled'; error?: JobError }
   /** Jobs a precision run adds as it goes (after those StartRunResult listed). */
   'run-jobs': { runId: string; jobs: JobInfo[] }
+  /** A precision run's state after each check: every variant's seeds and current half-width. */
+  'run-precision': { runId: string; precision: PrecisionResult }
   'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
   'runs-changed': { reason: string }
   'menu-command': { command: MenuCommand; path?: string }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-finished', 'runs-changed', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'menu-command']
 
 // ---------------------------------------------------------------------------------------------
 // Methods

@@ -56,7 +56,8 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     },
     warn: (m) => {
       if (!k.warnings.includes(m)) k.warnings.push(m)
-    }
+    },
+    coalesce: cfg.coalesce
   }
   for (const w of workloads) w.setup(host)
   // every workload: tasks may be created later in the run (50 kB each)

@@ -18,7 +18,7 @@ interface SweepPlan {
   cells: { index: number; values: unknown[]; label: string; specs: RunSpec[] }[]
 }
 import {
-  DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget
+  DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget, type VariantPrecision
 } from '../../stats/precision'
 
 export type Emit = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -199,6 +199,7 @@ export class RunService {
         maxSeeds,
         concurrency: this.deps.pool.size,
         target,
+        onCheck: (states) => this.deps.emit('run-precision', { runId: run.id, precision: precisionReport(s, target.text, states) }),
         submit: (vi, seed) => {
           const job = submit({ ...specOf.get(vi)!, seed })
           if (announced) this.deps.emit('run-jobs', { runId: run.id, jobs: [job.info] })
@@ -215,16 +216,7 @@ export class RunService {
       // the first jobs are submitted synchronously above and returned by start(); later ones are announced
       announced = true
       const out = await pending
-      run.precision = {
-        results: out.results,
-        report: {
-          target: target.text,
-          variants: out.variants.map((v) => ({
-            name: s.variants[v.variantIndex].name, seeds: v.seeds, reached: v.reached,
-            halfWidthPct: v.halfWidthPct === null ? null : Math.round(v.halfWidthPct * 100) / 100
-          }))
-        }
-      }
+      run.precision = { results: out.results, report: precisionReport(s, target.text, out.variants) }
     } catch {
       // a failed or canceled job: the run is saved with what finished, as any run
     } finally {
@@ -343,6 +335,16 @@ export class RunService {
       errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}` })
       this.deps.emit('run-finished', { runId: run.id, status: 'failed', run: null, errors })
     }
+  }
+}
+
+function precisionReport(s: Scenario, target: string, states: readonly VariantPrecision[]): PrecisionResult {
+  return {
+    target,
+    variants: states.map((v) => ({
+      name: s.variants[v.variantIndex].name, seeds: v.seeds, reached: v.reached,
+      halfWidthPct: v.halfWidthPct === null ? null : Math.round(v.halfWidthPct * 100) / 100
+    }))
   }
 }
 

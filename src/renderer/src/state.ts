@@ -3,7 +3,7 @@
  * context every view is built with.
  */
 import type {
-  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
 import type { MetricKey } from '../../shared/tables'
@@ -44,6 +44,8 @@ export interface ProgressState {
   runId: string
   status: RunStatus
   jobs: JobView[]
+  /** A precision run: each variant's seeds and current half-width. */
+  precision?: PrecisionResult
 }
 
 /**

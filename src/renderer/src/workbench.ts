@@ -39,6 +39,10 @@ export class Workbench implements Actions {
     api.on('run-progress', (e) => this.onProgress(e))
     api.on('run-job', (e) => this.onJob(e))
     api.on('run-jobs', (e) => this.onMoreJobs(e))
+    api.on('run-precision', (e) => {
+      const p = this.s.progress
+      if (p && p.runId === e.runId) this.store.set({ progress: { ...p, precision: e.precision } })
+    })
     api.on('run-finished', (e) => void this.onRunFinished(e))
     api.on('runs-changed', () => void this.refreshRuns())
     api.on('menu-command', (e) => void this.command(e.command, e.path))

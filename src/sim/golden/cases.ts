@@ -22,6 +22,11 @@ export const GOLDEN_UPDATE_COMMAND = 'npm run golden:update'
 /** Simulated length of each golden run: long enough for rounds, balances and tails to matter. */
 export const PRESET_MS = 300
 export const BENCH_MS = 200
+/** The one-by-one mode of coalescing workloads is pinned on shorter runs (it is slow). */
+export const EXACT_MS = 100
+
+/** Workload types whose operations kernel.coalesce batches. */
+const COALESCING = ['hackbench']
 
 export interface GoldenCase {
   /** `preset/<id>/<variant>` or `bench/<name>`. */
@@ -37,6 +42,11 @@ export function goldenCases(): GoldenCase[] {
     const s = parseScenario(readFileSync(p.file, 'utf8'), p.file, { durationMs: PRESET_MS })
     for (const r of expandRuns(s, { seeds: 1 })) {
       cases.push({ id: `preset/${p.id}/${r.variant}`, scenario: r.scenario, variantIndex: r.variantIndex, seed: r.seed })
+      // workloads that coalesce operations (kernel.coalesce) are pinned one by one as well
+      if (r.scenario.workloads.some((w) => COALESCING.includes(w.type))) {
+        const exact = { ...r.scenario, durationMs: EXACT_MS, kernel: { ...r.scenario.kernel, coalesce: false } }
+        cases.push({ id: `preset/${p.id}/${r.variant}/exact`, scenario: exact, variantIndex: r.variantIndex, seed: r.seed })
+      }
     }
   }
   for (const b of BENCH_SCENARIOS) {

@@ -92,6 +92,12 @@ export interface TaskContext {
    * for the next of its might_resched() points, one every `pointEveryNs` of work (0: none).
    */
   runKernel(task: number, workNs: number, pointEveryNs?: number): void
+  /**
+   * Terminal: `ops` consecutive operations of `opNs` CPU work each that wake and block no one,
+   * run as one (a coalesced batch); like run(task, ops * opNs), but its completion is ordered
+   * among simultaneous events as the last operation's would be.
+   */
+  runOps(task: number, ops: number, opNs: number): void
   /** Terminal: stay busy for `wallNs` of wall time whatever the CPU speed (rt-app `runtime`). */
   runFor(task: number, wallNs: number): void
   /** Terminal: sleep on an hrtimer until `absNs`; latency is measured from `absNs`. */
@@ -120,4 +126,20 @@ export interface TaskContext {
   random(): number
   /** True when the task is blocked or sleeping. */
   isSleeping(task: number): boolean
+  /**
+   * Work (ns at capacity 1024; wall ns for `runFor`) left in the task's current run action as
+   * of now, its progress on a CPU included. 0 when it is not running an action.
+   */
+  runLeft(task: number): number
+  /**
+   * Change the work left in the task's current run action (a coalesced batch of operations
+   * ends earlier than planned); its completion moves accordingly. Not for the calling task.
+   */
+  setRunLeft(task: number, workNs: number): void
+  /**
+   * Operations of the task's current runOps batch not completed yet as of now (the one in
+   * flight included). One ending at this very instant counts as completed when the
+   * one-by-one run would have handled its end before the event being handled now.
+   */
+  runOpsLeft(task: number): number
 }

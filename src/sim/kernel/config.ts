@@ -108,6 +108,8 @@ export interface KernelConfig {
   timerSlackNs: number
   costs: CostConfig
   debug: boolean
+  /** Workloads coalesce operations that wake and block no one (kernel.coalesce, default on). */
+  coalesce: boolean
   features: FeatureSet
 }
 
@@ -162,6 +164,7 @@ export function resolveKernelConfig(kernel: KernelSpec, variant: VariantSpec | u
     // the topology's calibration, then the scenario's kernel.costs
     costs: resolveCosts({ ...hardwareCosts, ...(k.costs ?? {}) }),
     debug: k.debug === true,
+    coalesce: k.coalesce !== false,
     features
   }
 }

@@ -123,6 +123,10 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['remaining', Float64Array, 0],
   ['kernelPoint', Float64Array, 0],
   ['pointAt', Float64Array, 0],
+  ['batchOp', Float64Array, 0],
+  ['opPending', Uint8Array, 0],
+  ['armedAt', Float64Array, 0],
+  ['armedLeft', Float64Array, 0],
   ['timerAt', Float64Array, 0],
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
@@ -195,6 +199,13 @@ export class Kernel implements TaskContext {
   kernelPoint!: Float64Array
   /** Kernel section: the `remaining` at which its next preemption point comes, 0 = none. */
   pointAt!: Float64Array
+  /** Work of one operation when the current run is a coalesced batch of them (runOps), else 0. */
+  batchOp!: Float64Array
+  /** Switched out exactly at the end of a batch's syscall that the one-by-one run had not completed yet. */
+  opPending!: Uint8Array
+  /** When the current run's completion was last armed (switch-in, a new action, a change), and the work then left. */
+  armedAt!: Float64Array
+  armedLeft!: Float64Array
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
@@ -246,6 +257,8 @@ export class Kernel implements TaskContext {
   cpuRate: Float64Array
   segStart: Float64Array
   pendingStall: Float64Array
+  /** When work was last charged to the CPU (chargeCpu). */
+  lastStallAt: Float64Array
   runDoneGen: Int32Array
   tickGen: Int32Array
   tickArmed: Uint8Array
@@ -333,6 +346,7 @@ export class Kernel implements TaskContext {
   private stepAction = ACT_NONE
   private stepArg = 0
   private stepArg2 = 0
+  private stepOp = 0
   private localResched: Int32Array
   private localReschedN = 0
   /** CPU whose pick_next_task() is running (its overhead delays the task it picks). */
@@ -371,6 +385,7 @@ export class Kernel implements TaskContext {
     this.cpuRate = new Float64Array(c)
     this.segStart = new Float64Array(c)
     this.pendingStall = new Float64Array(c)
+    this.lastStallAt = new Float64Array(c)
     this.runDoneGen = new Int32Array(c)
     this.tickGen = new Int32Array(c)
     this.tickArmed = new Uint8Array(c)
@@ -631,7 +646,11 @@ export class Kernel implements TaskContext {
     }
     this.needResched[cpu] = 1
     if (cpu === this.thisCpu) this.markLocal(cpu)
-    else this.sendIpi(cpu)
+    else {
+      this.sendIpi(cpu)
+      // a syscall returning before the IPI arrives sees the flag
+      this.batchPoint(cpu)
+    }
   }
 
   /**
@@ -646,6 +665,7 @@ export class Kernel implements TaskContext {
       if (this.rec !== null) this.rec.resched(cpu, true)
       this.needReschedLazy[cpu] = 1
       if (cpu === this.thisCpu) this.markLocal(cpu)
+      else this.batchPoint(cpu)
       return
     }
     this.reschedCurr(cpu)
@@ -751,6 +771,7 @@ export class Kernel implements TaskContext {
     if (workNs <= 0) return
     const dt = Math.ceil(workNs / this.cpuRate[cpu])
     this.sysNs[cpu] += dt
+    this.lastStallAt[cpu] = this.now
     if (cpu === this.pickingCpu || this.curr[cpu] === NIL) {
       // an idle CPU's balancing on behalf of others (nohz) delays nothing
       if (this.mode[cpu] !== CPU_IDLE) this.schedStall[cpu] += dt
@@ -888,14 +909,22 @@ export class Kernel implements TaskContext {
     if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
     const ran = this.now - this.segStart[cpu]
     if (ran > 0) {
-      const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
-      this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
+      if (this.batchOp[t] > 0 && a === ACT_RUN_KERNEL) {
+        this.remaining[t] = batchLeftAfter(this.remaining[t], ran, this.batchOp[t], this.cpuRate[cpu])
+      } else {
+        const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
+        this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
+      }
       this.segStart[cpu] = this.now
     }
   }
 
   private switchOut(cpu: number, prev: number): void {
+    const before = this.remaining[prev]
     this.accountProgress(cpu, prev)
+    // a batch switched out exactly as a syscall's work is done: that syscall completes when the
+    // task runs again if the one-by-one run would have handled the switch first
+    if (this.batchOp[prev] > 0 && this.remaining[prev] !== before) this.opPending[prev] = this.opEndPending(cpu, prev) ? 1 : 0
     this.runDoneGen[cpu]++
     this.pendingStall[cpu] = 0
     if (this.state[prev] === TASK_RUNNING) this.nrInvoluntarySwitches++
@@ -932,7 +961,12 @@ export class Kernel implements TaskContext {
     this.armRunDone(cpu, next)
   }
 
-  private armRunDone(cpu: number, t: number): void {
+  /**
+   * `virtual`: the re-arm of a coalesced batch that the one-by-one run does not make (a batch
+   * cut short, a preemption point set): the syscall in flight keeps the posting instant it has
+   * one by one.
+   */
+  private armRunDone(cpu: number, t: number, virtual = false): void {
     const gen = ++this.runDoneGen[cpu]
     // a stall charged before this point already moved segStart: the new event includes it
     this.pendingStall[cpu] = 0
@@ -943,10 +977,29 @@ export class Kernel implements TaskContext {
     else if (a === ACT_RUN_WALL) dur = Math.ceil(this.remaining[t])
     else if (a === ACT_RUN_KERNEL) {
       // up to the section's next might_resched() point, if it has one
-      const work = this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]
-      dur = Math.ceil(work / this.cpuRate[cpu])
+      if (this.batchOp[t] > 0) dur = batchDur(this.remaining[t], this.pointAt[t], this.batchOp[t], this.cpuRate[cpu])
+      else dur = Math.ceil((this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]) / this.cpuRate[cpu])
     }
-    this.eq.push(start + dur, EV_RUN_DONE, cpu, gen)
+    const end = start + dur
+    // a coalesced batch ends when its last operation would have: among the events of that
+    // instant, it comes after those posted before that operation began (event-queue.ts); with
+    // one operation left, that one began already and is (re)armed now, as one by one
+    let at = this.now
+    const op = this.batchOp[t]
+    if (op > 0 && a !== ACT_RUN_WALL) {
+      const left = this.remaining[t]
+      if (left - (this.pointAt[t] > 0 ? this.pointAt[t] : 0) > op + 1e-6) {
+        const lastBegins = end - Math.ceil(op / this.cpuRate[cpu])
+        if (lastBegins > at) at = lastBegins
+      } else if (virtual) {
+        at = this.opPostedAt(cpu, t, left, Math.ceil(left / op - 1e-9) * op - left)
+      }
+    }
+    if (!virtual) {
+      this.armedAt[t] = this.now
+      this.armedLeft[t] = this.remaining[t]
+    }
+    this.eq.pushPosted(end, EV_RUN_DONE, cpu, gen, at)
   }
 
   // =============================================================================================
@@ -1210,6 +1263,11 @@ export class Kernel implements TaskContext {
     this.terminal(task, ACT_RUN_KERNEL, workNs)
     this.stepArg2 = pointEveryNs
   }
+  runOps(task: number, ops: number, opNs: number): void {
+    this.terminal(task, ACT_RUN_KERNEL, ops * opNs)
+    this.stepArg2 = 0
+    this.stepOp = opNs
+  }
   runFor(task: number, wallNs: number): void { this.terminal(task, ACT_RUN_WALL, wallNs) }
   sleepUntil(task: number, absNs: number): void { this.terminal(task, ACT_SLEEP, absNs) }
   sleepFor(task: number, ns: number): void { this.terminal(task, ACT_SLEEP, this.now + ns) }
@@ -1288,6 +1346,101 @@ export class Kernel implements TaskContext {
     return this.state[task] === TASK_SLEEPING
   }
 
+  runLeft(task: number): number {
+    const a = this.action[task]
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return 0
+    let left = this.remaining[task]
+    const cpu = this.taskCpu[task]
+    if (cpu >= 0 && this.curr[cpu] === task && this.now > this.segStart[cpu]) {
+      const ran = this.now - this.segStart[cpu]
+      if (this.batchOp[task] > 0 && a === ACT_RUN_KERNEL) return batchLeftAfter(left, ran, this.batchOp[task], this.cpuRate[cpu])
+      left -= a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
+    }
+    return left > 0 ? left : 0
+  }
+
+  setRunLeft(task: number, workNs: number): void {
+    const a = this.action[task]
+    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
+    const cpu = this.taskCpu[task]
+    const running = cpu >= 0 && this.curr[cpu] === task
+    if (running) this.accountProgress(cpu, task)
+    // a preemption point keeps its place in the work (the end moved); one beyond the new end
+    // is the end itself
+    if (this.pointAt[task] > 0) {
+      const p = this.pointAt[task] + workNs - this.remaining[task]
+      this.pointAt[task] = p >= 1 ? p : 0
+    }
+    this.remaining[task] = workNs
+    if (running) this.armRunDone(cpu, task, true)
+  }
+
+  runOpsLeft(task: number): number {
+    const op = this.batchOp[task]
+    const left = this.runLeft(task)
+    if (op <= 0) return left > 0 ? 1 : 0
+    const k = Math.round(left / op)
+    const cpu = this.taskCpu[task]
+    if (k > 0 && cpu >= 0 && Math.abs(left - k * op) < this.cpuRate[cpu]) {
+      // at a syscall's end: now (if running), or when it was switched out
+      const running = this.curr[cpu] === task && this.now > this.segStart[cpu]
+      const pending = running ? this.opEndPending(cpu, task, left) : this.opPending[task] !== 0
+      return pending ? k + 1 : k
+    }
+    return Math.ceil(left / op - 1e-9)
+  }
+
+  /**
+   * The syscall of a batch ending at this very instant is still in flight if the one-by-one run
+   * would handle its end after the event being handled now: that end would have been posted
+   * when the syscall began (event-queue.ts order: time, posting instant, target).
+   */
+  private opEndPending(cpu: number, task: number, left = this.remaining[task]): boolean {
+    const op = this.batchOp[task]
+    const k = Math.round(left / op)
+    if (k <= 0 || Math.abs(left - k * op) >= this.cpuRate[cpu]) return false
+    const began = this.opPostedAt(cpu, task, left, op)
+    const eq = this.eq
+    return !(began < eq.popPosted || (began === eq.popPosted && cpu < eq.popTarget))
+  }
+
+  /**
+   * When the one-by-one run posted the end of a batch's syscall in flight, `done` of its work
+   * done and `left` of the batch left: when it began (the previous syscall's end), or when its
+   * end was armed again (a switch-in) if it was in flight then.
+   */
+  private opPostedAt(cpu: number, t: number, left: number, done: number): number {
+    if (this.armedLeft[t] <= left + done + 1e-6) return this.armedAt[t]
+    return this.now - Math.ceil(done / this.cpuRate[cpu])
+  }
+
+  /**
+   * A reschedule or a stopper waits for the running kernel code's next preemption point. In a
+   * coalesced batch of syscalls (runOps) that is the return to user mode after the syscall in
+   * flight: the batch gets a point there, as the one-by-one run has between two syscalls.
+   */
+  private batchPoint(cpu: number): void {
+    const t = this.curr[cpu]
+    if (t === NIL || this.batchOp[t] <= 0 || this.action[t] !== ACT_RUN_KERNEL || this.pointAt[t] > 0) return
+    if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0 && this.stopDeferred[cpu] === 0) return
+    const progressing = this.now > this.segStart[cpu]
+    this.accountProgress(cpu, t)
+    const op = this.batchOp[t]
+    // a syscall ending at this very instant returns after the event being handled now, if the
+    // one-by-one run would handle its end later: its return is the point
+    const at = progressing && this.opEndPending(cpu, t) ? Math.round(this.remaining[t] / op) * op : Math.floor((this.remaining[t] - 1e-6) / op) * op
+    if (at < 1) return // the syscall in flight is the batch's last: its end is the point
+    this.pointAt[t] = at
+    this.armRunDone(cpu, t, true)
+  }
+
+  /** The batch reached the point batchPoint() set: a syscall returns to user mode. */
+  private batchReturn(cpu: number, t: number): void {
+    this.pointAt[t] = 0
+    this.armRunDone(cpu, t)
+    this.atPreemptionPoint(cpu)
+  }
+
   /** Call the task's program until it chooses an action that takes time. */
   private runProgram(cpu: number, t: number): void {
     if (this.stepGuardAt[t] !== this.now) {
@@ -1302,6 +1455,7 @@ export class Kernel implements TaskContext {
       }
       this.stepping = t
       this.stepAction = ACT_NONE
+      this.stepOp = 0
       this.programs[t].step(t, this)
       this.stepping = NIL
       const act = this.stepAction
@@ -1316,6 +1470,7 @@ export class Kernel implements TaskContext {
           this.kernelPoint[t] = point
           this.pointAt[t] = point > 0 && arg > point ? arg - point : 0
         }
+        this.batchOp[t] = this.stepOp
         if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
         this.armRunDone(cpu, t)
         // the step was a return to user mode (or a kernel thread's preemption point)
@@ -1387,6 +1542,7 @@ export class Kernel implements TaskContext {
       const gen = eq.popGen
       if (!this.isLive(kind, target, gen)) continue
       this.now = t
+      eq.clock = t
       this.events++
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
@@ -1452,6 +1608,7 @@ export class Kernel implements TaskContext {
       const due = this.reschedDue(cpu)
       this.preemptPoint[cpu] = 0
       if (!due) {
+        this.batchPoint(cpu)
         if (this.rec !== null) this.rec.reschedDeferred(cpu)
         continue
       }
@@ -1467,13 +1624,22 @@ export class Kernel implements TaskContext {
     if (this.pendingStall[cpu] > 0) {
       const stall = this.pendingStall[cpu]
       this.pendingStall[cpu] = 0
-      this.eq.push(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu])
+      // a batch stalled before its last syscall began: that syscall's end was posted when it
+      // began, as one by one
+      let at = this.now
+      const op = this.batchOp[t]
+      if (op > 0 && this.action[t] !== ACT_RUN_WALL) {
+        const opDur = Math.ceil(op / this.cpuRate[cpu])
+        if (this.lastStallAt[cpu] < this.now - opDur) at = this.now + stall - opDur
+      }
+      this.eq.pushPosted(this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
       return
     }
     if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
       this.accountProgress(cpu, t)
       if (this.remaining[t] >= 1) {
-        this.mightResched(cpu, t)
+        if (this.batchOp[t] > 0) this.batchReturn(cpu, t)
+        else this.mightResched(cpu, t)
         return
       }
     }
@@ -1562,7 +1728,10 @@ export class Kernel implements TaskContext {
     if (this.mode[cpu] === CPU_BUSY) {
       this.flushWakeList(cpu)
       if (this.reschedDue(cpu)) this.schedule(cpu)
-      else if (this.rec !== null) this.rec.reschedDeferred(cpu)
+      else {
+        if (this.needResched[cpu] !== 0) this.batchPoint(cpu)
+        if (this.rec !== null) this.rec.reschedDeferred(cpu)
+      }
       return
     }
     const ready = this.exitIdle(cpu)
@@ -1599,6 +1768,7 @@ export class Kernel implements TaskContext {
     if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
       if (this.rec !== null) this.rec.stopperDeferred(cpu)
       this.stopDeferred[cpu] = 1
+      this.batchPoint(cpu)
       return
     }
     this.stopWork[cpu] = null
@@ -1724,5 +1894,28 @@ function overrunSlack(k: Kernel, n: number): number {
 }
 
 function noop(): void {}
+
+/**
+ * A coalesced batch of syscalls (runOps) progresses as they do one by one: each takes its work
+ * at the CPU's rate rounded up to a whole ns, so CPUs of one speed stay in the same lockstep.
+ * The work left after `e` ns from `left` (the syscall in flight first).
+ */
+function batchLeftAfter(left: number, e: number, op: number, rate: number): number {
+  const k = Math.ceil(left / op - 1e-9)
+  const first = Math.ceil((left - (k - 1) * op) / rate - 1e-9)
+  if (e < first) return left - e * rate
+  const opDur = Math.ceil(op / rate - 1e-9)
+  const whole = Math.floor((e - first) / opDur)
+  if (1 + whole >= k) return 0
+  return (k - 1 - whole) * op - (e - first - whole * opDur) * rate
+}
+
+/** ns for a batch to go from `left` to `to` work left (a syscall boundary, or 0). */
+function batchDur(left: number, to: number, op: number, rate: number): number {
+  const k = Math.ceil(left / op - 1e-9)
+  const n = k - Math.round(to / op)
+  if (n <= 0) return 0
+  return Math.ceil((left - (k - 1) * op) / rate - 1e-9) + (n - 1) * Math.ceil(op / rate - 1e-9)
+}
 
 export { SCHED_BATCH, SCHED_RR }

@@ -237,7 +237,8 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     ...(p.kernel.costs !== undefined ? { costs: p.kernel.costs } : {}),
     ...(p.kernel.timerSlackUs !== undefined ? { timerSlackUs: p.kernel.timerSlackUs } : {}),
     ...(p.kernel.nrMigrate !== undefined ? { nrMigrate: p.kernel.nrMigrate } : {}),
-    ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {})
+    ...(p.kernel.debug !== undefined ? { debug: p.kernel.debug } : {}),
+    ...(p.kernel.coalesce !== undefined ? { coalesce: p.kernel.coalesce } : {})
   }
   const variantKernel = (v: ScenarioParsed['variants'][number], i: number): VariantSpec['kernel'] => {
     const k = { ...v.kernel } as Omit<NonNullable<VariantSpec['kernel']>, 'profile'> & { profile?: string }

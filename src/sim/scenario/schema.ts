@@ -205,7 +205,8 @@ const KERNEL_FIELDS = {
   costs: COSTS.meta(d('Modeled overheads, microseconds')),
   timerSlackUs: z.number().min(0).max(1e6).meta(d('Timer slack of fair tasks\' sleeps (task->timer_slack_ns), microseconds. Default 50, the kernel\'s')),
   nrMigrate: z.number().int().min(1).max(4096).meta(d('sysctl sched_nr_migrate: tasks one load-balance pass looks at. Default 32')),
-  debug: z.boolean().meta(d('Check the model\'s invariants during the run'))
+  debug: z.boolean().meta(d('Check the model\'s invariants during the run')),
+  coalesce: z.boolean().meta(d('Run a workload\'s operations that wake and block no one (hackbench reads and writes) as one run of their summed work. Default true; false simulates them one by one (validation)'))
 }
 
 export const FEATURES = z.record(z.string(), z.boolean()).meta(d('sched_feat flags and patch switches (`schedlab patches`), e.g. { "PREEMPT_SHORT": false }'))
@@ -221,7 +222,8 @@ export const KERNEL = z
     costs: KERNEL_FIELDS.costs.optional(),
     timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
     nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
-    debug: KERNEL_FIELDS.debug.optional()
+    debug: KERNEL_FIELDS.debug.optional(),
+    coalesce: KERNEL_FIELDS.coalesce.optional()
   })
   .meta(d('Base kernel configuration of every variant'))
 
@@ -240,7 +242,8 @@ export const VARIANT = z
         costs: KERNEL_FIELDS.costs.optional(),
         timerSlackUs: KERNEL_FIELDS.timerSlackUs.optional(),
         nrMigrate: KERNEL_FIELDS.nrMigrate.optional(),
-        debug: KERNEL_FIELDS.debug.optional()
+        debug: KERNEL_FIELDS.debug.optional(),
+        coalesce: KERNEL_FIELDS.coalesce.optional()
       })
       .optional()
       .meta(d('Kernel overrides for this variant')),

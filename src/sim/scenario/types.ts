@@ -32,6 +32,8 @@ export interface KernelSpec {
   timerSlackUs?: number
   /** Turn on the model's invariant checks (tests). */
   debug?: boolean
+  /** Coalesce workload operations that wake and block no one (default true; false: one by one). */
+  coalesce?: boolean
 }
 
 export interface VariantSpec {

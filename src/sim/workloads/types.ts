@@ -26,6 +26,11 @@ export interface WorkloadHost {
   cpuLatencyQos(maxExitLatencyUs: number): void
   /** Add a warning to the run's result (unsupported key, approximation made, ...). */
   warn(message: string): void
+  /**
+   * kernel.coalesce: run operations that wake and block no one as one run of their summed
+   * work (false: one by one, the validation mode).
+   */
+  readonly coalesce: boolean
 }
 
 export interface WorkloadInstance {

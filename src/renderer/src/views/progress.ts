@@ -9,8 +9,9 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const summary = h('span', { class: 'progress-summary' })
   const toggle = h('button', { class: 'small link', 'data-action': 'toggle-jobs', 'aria-expanded': 'true', onclick: () => setCollapsed(!el.classList.contains('collapsed')) }, 'Hide jobs')
   const head = h('div', { class: 'progress-head' }, summary, toggle)
+  const precision = h('div', { class: 'progress-precision', 'data-testid': 'precision-progress', hidden: true })
   const rows = h('div', { class: 'progress-rows' })
-  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, rows)
+  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
   let lastStatus = ''
   function setCollapsed(c: boolean): void {
     el.classList.toggle('collapsed', c)
@@ -51,6 +52,11 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
       rows.append(row)
     }
     for (const j of p.jobs) paint(j)
+    precision.hidden = !p.precision
+    if (p.precision) {
+      precision.textContent = `precision ${p.precision.target}: ` + p.precision.variants.map((v) =>
+        `${v.name} ${v.seeds} seed${v.seeds === 1 ? '' : 's'} ${v.halfWidthPct === null ? '(no interval yet)' : `±${v.halfWidthPct.toFixed(1)} %`}${v.reached ? ' ✓' : ''}`).join(' · ')
+    }
     el.hidden = false
     el.dataset.runId = p.runId
     el.dataset.status = p.status

@@ -1,0 +1,347 @@
+import type { TaskContext, TaskProgram } from '../kernel/api'
+import type { Bench, Channel, Group } from './hackbench'
+import type { WaitQueue } from './sync'
+
+/**
+ * Coalesced hackbench workers (kernel.coalesce, the default). A write into a pipe that has no
+ * sleeping reader and is not full, or a read from a pipe that stays non-empty, wakes no one
+ * and blocks no one: the kernel makes no decision there. A worker therefore runs a *batch* of
+ * consecutive syscalls as one run of their summed work (runOps), split at the first one that
+ * may wake or block someone; that one is completed by the program's next step, exactly as in
+ * the message-by-message mode (hackbench.ts Sender/Receiver, kernel.coalesce false).
+ *
+ * The operations inside a batch are applied lazily: a batch is registered on the channels it
+ * touches, and whoever is about to look at such a channel first materializes the operations
+ * the batch has completed by now (runOpsLeft), so every decision is taken on the state the
+ * one-by-one run shows at that instant. What keeps the lazily applied operations silent:
+ * - a write completes silently when its channel has no waiting reader or writer; a read when
+ *   its channel has no waiting writer. A task that starts waiting on a channel ends every batch
+ *   there at its first operation on that channel (`cut`), whose completion then wakes it.
+ * - a read never finds its pipe empty: a receiver batch reads at most what was readable when
+ *   it was planned (others only add to it).
+ * - a write never finds its pipe full: every channel keeps committed + reserved + the writes
+ *   batches will still begin (lazyWrites) within its capacity; a write begun outside a batch
+ *   that breaks this ends batches before their next write there (`makeRoom`).
+ * The kernel keeps the batch's preemption points (a syscall's return to user mode) where a
+ * reschedule waits for one (core.ts batchPoint). Should a lazily applied operation still wake
+ * or block someone (a bug), it is done anyway, late, and counted in `extra.coalesceFaults`.
+ * Bookkeeping is per channel, not per operation: a batch of n writes over f receivers costs
+ * O(min(n, f)).
+ */
+
+/** Longest batch, in operations. */
+export const MAX_BATCH = 4096
+
+export abstract class BatchWorker implements TaskProgram {
+  task = -1
+  /** Operations in the current batch (0: none). */
+  protected n = 0
+  /** Operations of the batch applied so far; operation applied+1 is in flight (begun). */
+  protected applied = 0
+  private readonly on: Channel[] = []
+  /** By channel index: registered on it. */
+  private readonly regd: Uint8Array
+
+  constructor(
+    protected readonly bench: Bench,
+    protected readonly w: number
+  ) {
+    this.regd = new Uint8Array(bench.spec.fds)
+  }
+
+  /** Channel of operation applied+1+d of the batch (d = 0: the one in flight, or the next). */
+  protected abstract channelAt(d: number): Channel
+  /** Operations left in this round, the one in flight included. */
+  protected abstract left(): number
+  protected abstract mustWait(ch: Channel): boolean
+  protected abstract waitQueue(ch: Channel): WaitQueue
+  /** Make the exact state of `ch` visible before a decision on it. */
+  protected abstract prepare(k: TaskContext, ch: Channel): void
+  /** Begin operation 1 (it was checked); plan the others. Returns the batch length. */
+  protected abstract plan(k: TaskContext, ch: Channel): number
+  /** Complete the operation in flight (effects, wakeups) and move to the next. */
+  protected abstract complete(k: TaskContext): void
+  /** Begin the operation now in flight, inside a batch. */
+  protected abstract beginLazy(): void
+  /** Would completing an operation on ch wake nobody? */
+  protected abstract silent(ch: Channel): boolean
+  /** Apply operations applied+1..applied+m (completions, and the begins that follow) at once; false if one would not be silent. */
+  protected abstract applyBulk(m: number): boolean
+  /** Offset d (from the operation in flight) of the first operation on ch at or after `from`, or -1. */
+  protected abstract offsetOf(ch: Channel, from: number): number
+  /** Operations from+1..to of the batch will not happen (they were never begun). */
+  protected abstract dropPlanned(from: number, to: number): void
+  protected abstract roundDone(): boolean
+  protected abstract reset(): void
+
+  step(task: number, k: TaskContext): void {
+    if (this.n > 0) this.finish(k)
+    for (;;) {
+      if (this.roundDone()) {
+        this.reset()
+        if (this.bench.endRound(task, k)) return
+        continue
+      }
+      const ch = this.channelAt(0)
+      this.prepare(k, ch)
+      if (this.mustWait(ch)) {
+        this.waitQueue(ch).add(task)
+        // batches with an operation on ch must stop at it: its completion wakes us now
+        for (const b of ch.lazy) b.cut(k, ch)
+        return k.block(task)
+      }
+      this.n = this.plan(k, ch)
+      this.applied = 0
+      return k.runOps(task, this.n, this.w)
+    }
+  }
+
+  /** The batch's run is done: apply its operations, the last one with its wakeups. */
+  private finish(k: TaskContext): void {
+    this.applyTo(k, this.n - 1)
+    const ch = this.channelAt(0)
+    this.prepare(k, ch)
+    this.complete(k)
+    for (const c of this.on) {
+      c.lazy.splice(c.lazy.indexOf(this), 1)
+      this.regd[c.index] = 0
+    }
+    this.on.length = 0
+    this.n = 0
+    this.applied = 0
+  }
+
+  private applyTo(k: TaskContext, done: number): void {
+    if (done <= this.applied) return
+    if (this.applyBulk(done - this.applied)) {
+      this.applied = done
+      return
+    }
+    // a waiter appeared where none may be: one by one, waking it late (a fault)
+    while (this.applied < done) {
+      if (!this.silent(this.channelAt(0))) this.bench.coalesceFaults++
+      this.complete(k)
+      this.applied++
+      this.beginLazy()
+    }
+  }
+
+  /** Apply the operations completed by now (called by others before they look at a channel). */
+  materialize(k: TaskContext): void {
+    if (this.n === 0) return
+    const done = this.n - k.runOpsLeft(this.task)
+    this.applyTo(k, done < this.n - 1 ? done : this.n - 1)
+  }
+
+  protected register(ch: Channel): void {
+    if (this.regd[ch.index] !== 0) return
+    this.regd[ch.index] = 1
+    ch.lazy.push(this)
+    this.on.push(ch)
+  }
+
+  /** Others' batches on ch, materialized. */
+  protected syncOthers(k: TaskContext, ch: Channel): void {
+    for (const b of ch.lazy) if (b !== this) b.materialize(k)
+  }
+
+  /** Someone waits on ch: end the batch at its first operation there still to complete. */
+  cut(k: TaskContext, ch: Channel): void {
+    if (this.n === 0) return
+    this.materialize(k)
+    const d = this.offsetOf(ch, 0)
+    if (d >= 0) this.shorten(k, this.applied + 1 + d)
+  }
+
+  /** ch must lose planned writes: end the batch before its first one not begun yet. */
+  makeRoom(k: TaskContext, ch: Channel): boolean {
+    if (this.n === 0) return false
+    this.materialize(k)
+    const d = this.offsetOf(ch, 1)
+    if (d < 0) return false
+    return this.shorten(k, this.applied + d)
+  }
+
+  private shorten(k: TaskContext, n: number): boolean {
+    if (n >= this.n) return false
+    this.dropPlanned(n, this.n)
+    const left = k.runLeft(this.task) - (this.n - n) * this.w
+    this.n = n
+    k.setRunLeft(this.task, left > 0 ? left : 0)
+    return true
+  }
+}
+
+/** How many offsets j in lo..hi are congruent to d modulo f (0 <= d < f). */
+function countOn(d: number, f: number, lo: number, hi: number): number {
+  const first = lo + ((((d - lo) % f) + f) % f)
+  return first > hi ? 0 : Math.floor((hi - first) / f) + 1
+}
+
+/** Writes `loops` rounds of one message to each receiver of its group, in receiver order. */
+export class BatchSender extends BatchWorker {
+  private loop = 0
+  private target = 0
+
+  constructor(bench: Bench, private readonly group: Group, workNs: number) {
+    super(bench, workNs)
+  }
+
+  protected channelAt(d: number): Channel {
+    const ch = this.group.channels
+    return ch[(this.target + d) % ch.length]
+  }
+  protected left(): number {
+    return (this.bench.spec.loops - this.loop) * this.bench.spec.fds - this.target
+  }
+  protected offsetOf(ch: Channel, from: number): number {
+    const chans = this.group.channels
+    const fds = chans.length
+    let d = (ch.index - this.target + fds) % fds
+    while (d < from) d += fds
+    return this.applied + 1 + d <= this.n ? d : -1
+  }
+  protected mustWait(ch: Channel): boolean {
+    return ch.full
+  }
+  protected waitQueue(ch: Channel): WaitQueue {
+    return ch.writers
+  }
+  protected silent(ch: Channel): boolean {
+    return ch.readers.size === 0 && ch.writers.size === 0
+  }
+  protected prepare(k: TaskContext, ch: Channel): void {
+    // only a channel close to full, or with waiting writers, needs its exact fill
+    if (ch.committed + ch.reserved + ch.lazyWrites >= ch.capacity || ch.writers.size > 0) this.syncOthers(k, ch)
+  }
+  protected plan(k: TaskContext, ch: Channel): number {
+    ch.reserved++
+    this.register(ch)
+    if (ch.committed + ch.reserved + ch.lazyWrites > ch.capacity) {
+      // our write took room others' batches counted on
+      for (const b of ch.lazy) if (b !== this && b.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity) break
+    }
+    if (!this.silent(ch)) return 1
+    // the longest run of writes that begin with room and complete silently, channel by channel:
+    // the one at offset d gets writes d, d + fds, ...
+    const fds = this.group.channels.length
+    let n = Math.min(MAX_BATCH, this.left())
+    for (let d = 0; d < fds && d < n; d++) {
+      const c = this.channelAt(d)
+      const room = c.capacity - (c.committed + c.reserved + c.lazyWrites)
+      const byRoom = d === 0 ? (room + 1) * fds : d + room * fds
+      if (byRoom < n) n = byRoom
+      if (d > 0 && d < n && !this.silent(c)) n = d + 1
+    }
+    for (let d = 0; d < fds && d < n; d++) {
+      const c = this.channelAt(d)
+      c.lazyWrites += countOn(d, fds, 0, n - 1) - (d === 0 ? 1 : 0)
+      this.register(c)
+    }
+    return n
+  }
+  protected complete(k: TaskContext): void {
+    this.channelAt(0).commit(k)
+    if (++this.target === this.bench.spec.fds) {
+      this.target = 0
+      this.loop++
+    }
+  }
+  protected beginLazy(): void {
+    const ch = this.channelAt(0)
+    if (ch.full) this.bench.coalesceFaults++
+    ch.lazyWrites--
+    ch.reserved++
+  }
+  protected applyBulk(m: number): boolean {
+    const fds = this.group.channels.length
+    for (let d = 0; d < fds && d < m; d++) if (!this.silent(this.channelAt(d))) return false
+    // operations applied+1 .. applied+m complete (offsets 0..m-1 from the one in flight) and
+    // the ones after them begin (offsets 1..m)
+    for (let d = 0; d < fds && d <= m; d++) {
+      const c = this.channelAt(d)
+      const done = countOn(d, fds, 0, m - 1)
+      const begun = countOn(d, fds, 1, m)
+      c.committed += done
+      c.reserved -= done
+      if (begun > 0 && c.committed + c.reserved + begun > c.capacity) this.bench.coalesceFaults++
+      c.reserved += begun
+      c.lazyWrites -= begun
+    }
+    const pos = this.loop * fds + this.target + m
+    this.loop = Math.floor(pos / fds)
+    this.target = pos - this.loop * fds
+    return true
+  }
+  protected dropPlanned(from: number, to: number): void {
+    const fds = this.group.channels.length
+    const a = this.applied
+    const lo = from - a
+    const hi = to - a - 1
+    if (hi - lo + 1 < fds) for (let j = lo; j <= hi; j++) this.channelAt(j % fds).lazyWrites--
+    else for (let d = 0; d < fds; d++) this.channelAt(d).lazyWrites -= countOn(d, fds, lo, hi)
+  }
+  protected roundDone(): boolean {
+    return this.loop === this.bench.spec.loops
+  }
+  protected reset(): void {
+    this.loop = 0
+  }
+}
+
+/** Reads fds x loops messages from its own channel. */
+export class BatchReceiver extends BatchWorker {
+  private got = 0
+
+  constructor(bench: Bench, private readonly ch: Channel, workNs: number) {
+    super(bench, workNs)
+  }
+
+  protected channelAt(): Channel {
+    return this.ch
+  }
+  protected left(): number {
+    return this.bench.spec.fds * this.bench.spec.loops - this.got
+  }
+  protected offsetOf(ch: Channel, from: number): number {
+    return ch === this.ch && this.applied + 1 + from <= this.n ? from : -1
+  }
+  protected mustWait(ch: Channel): boolean {
+    return ch.committed === 0
+  }
+  protected waitQueue(ch: Channel): WaitQueue {
+    return ch.readers
+  }
+  protected silent(ch: Channel): boolean {
+    return ch.writers.size === 0
+  }
+  protected prepare(k: TaskContext, ch: Channel): void {
+    this.syncOthers(k, ch)
+  }
+  protected plan(_k: TaskContext, ch: Channel): number {
+    this.register(ch)
+    if (!this.silent(ch)) return 1
+    return Math.max(1, Math.min(MAX_BATCH, ch.committed, this.left()))
+  }
+  protected complete(k: TaskContext): void {
+    this.ch.consume(k)
+    this.got++
+  }
+  protected beginLazy(): void {
+    if (this.ch.committed === 0) this.bench.coalesceFaults++
+  }
+  protected applyBulk(m: number): boolean {
+    if (!this.silent(this.ch)) return false
+    if (this.ch.committed < m + 1) this.bench.coalesceFaults++
+    this.ch.committed -= m
+    this.got += m
+    return true
+  }
+  protected dropPlanned(): void {}
+  protected roundDone(): boolean {
+    return this.got === this.bench.spec.fds * this.bench.spec.loops
+  }
+  protected reset(): void {
+    this.got = 0
+  }
+}

@@ -5,6 +5,11 @@ import { loadScenario } from './commands'
 import { renderRunText } from './format'
 import type { CliIo } from './io'
 import type { HostRecord, VariantResult } from '../shared/result'
+import { realUnavailableReason, runRealScenario } from '../real/runner'
+import { RealCancelled, RealRefusal } from '../real/errors'
+import { hostSpecs, hostTopologySpec } from '../real/host-specs'
+import { detectHost } from '../real/host'
+import { findTracefs } from '../real/tracefs'
 
 /**
  * `schedlab real SCENARIO`: the scenario's runs on this machine's kernel (src/real). Refusals
@@ -12,9 +17,6 @@ import type { HostRecord, VariantResult } from '../shared/result'
  * with one line; Ctrl+C stops the workloads, removes the trace instance and exits 130.
  */
 export async function realCommand(a: RealArgs, io: CliIo): Promise<number> {
-  // loaded on demand: the simulator's commands need none of this
-  const { runRealScenario } = await import('../real/runner')
-  const { RealCancelled, RealRefusal } = await import('../real/errors')
   const s = loadScenario(a.file, io, { durationMs: a.durationMs, sets: a.sets })
   const ac = new AbortController()
   let interrupts = 0
@@ -71,10 +73,6 @@ function renderHost(h: HostRecord, variants: VariantResult[]): string {
 
 /** `schedlab topologies --host`: what this machine is as topology and kernel profile "host". */
 export async function hostCommand(json: boolean, io: CliIo): Promise<number> {
-  const { hostSpecs, hostTopologySpec } = await import('../real/host-specs')
-  const { detectHost } = await import('../real/host')
-  const { realUnavailableReason } = await import('../real/runner')
-  const { findTracefs } = await import('../real/tracefs')
   const specs = hostSpecs()
   if (!specs.topology || !specs.kernel) throw new InputError(`topologies --host: ${specs.unavailable ?? 'this machine could not be read'}`)
   const h = detectHost()

@@ -7,9 +7,15 @@ import { writeFileAtomic } from './services/atomic-write'
 import { pngFileName, pngSize } from './services/export'
 import * as scenarios from './services/scenario-service'
 import { MAX_SCENARIO_BYTES, formatMb } from '../shared/limits'
+import { openTraceFile } from '../trace/reader'
 
 const SCENARIO_FILTERS: FileFilter[] = [
   { name: 'Scenario or rt-app JSON', extensions: ['json', 'jsonc'] },
+  { name: 'All files', extensions: ['*'] }
+]
+
+const TRACE_FILTERS: FileFilter[] = [
+  { name: 'ftrace text (tracefs, trace-cmd report, perf script, schedlab --trace)', extensions: ['txt', 'trace', 'log', 'gz'] },
   { name: 'All files', extensions: ['*'] }
 ]
 
@@ -35,9 +41,9 @@ export function createElectronHost(backend: Backend, getWindow: () => BrowserWin
     return { name: basename(path), path, text: await fs.readFile(path, 'utf8') }
   }
 
-  const pickOpen = async (title: string): Promise<string | null> => {
+  const pickOpen = async (title: string, filters = SCENARIO_FILTERS): Promise<string | null> => {
     const win = getWindow()
-    const opts = { title, properties: ['openFile' as const], filters: SCENARIO_FILTERS }
+    const opts = { title, properties: ['openFile' as const], filters }
     const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
     return r.canceled || r.filePaths.length === 0 ? null : r.filePaths[0]
   }
@@ -86,6 +92,13 @@ export function createElectronHost(backend: Backend, getWindow: () => BrowserWin
       if (!path) return null
       const doc = await readDoc(path)
       return scenarios.importRtApp(doc.text, path)
+    },
+
+    async importTraceFile() {
+      const path = await pickOpen('Import trace', TRACE_FILTERS)
+      if (!path) return null
+      // streamed from disk, whatever its size (gzipped files too)
+      return backend.real.importTrace(openTraceFile(path), path)
     },
 
     async saveScenario(doc, saveAs) {

@@ -28,6 +28,7 @@ export function buildMenu(send: SendCommand, recentFiles: readonly string[]): Me
         { label: 'Save As…', ...shown('CmdOrCtrl+Shift+S'), click: () => send('save-as') },
         { type: 'separator' },
         { label: 'Import rt-app JSON…', click: () => send('import-rtapp') },
+        { label: 'Import Trace…', click: () => send('import-trace') },
         { type: 'separator' },
         isMac ? { role: 'close' } : { role: 'quit' }
       ]
@@ -37,6 +38,7 @@ export function buildMenu(send: SendCommand, recentFiles: readonly string[]): Me
       label: '&Run',
       submenu: [
         { label: 'Run Scenario', ...shown('CmdOrCtrl+Enter'), click: () => send('run') },
+        { label: 'Run on This Machine', click: () => send('run-real') },
         { label: 'Cancel Run', ...shown('Escape'), click: () => send('cancel') }
       ]
     },

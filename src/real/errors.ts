@@ -11,3 +11,10 @@ export class RealCancelled extends Error {
     super('cancelled')
   }
 }
+
+/** With `requireQuiet`, the machine did not become quiet within the wait: nothing was run. */
+export class RealNotQuiet extends Error {
+  constructor(readonly waitedSec: number, readonly loadCpus: number) {
+    super(`the machine did not become quiet in ${waitedSec} s (others use ${loadCpus} CPUs); nothing was run`)
+  }
+}

@@ -12,7 +12,10 @@ import { RealRefusal } from './errors'
  */
 
 function helperSource(): { path: string; text: string } {
-  const candidates = [join(__dirname, 'helper.c'), join(__dirname, '..', '..', 'src', 'real', 'helper.c'), join(process.cwd(), 'src', 'real', 'helper.c')]
+  // the source tree (CLI, web host, tests), the built app run from the repository, a packaged
+  // app's resources (electron-builder.yml extraResources)
+  const resources = (process as { resourcesPath?: string }).resourcesPath
+  const candidates = [join(__dirname, 'helper.c'), join(__dirname, '..', '..', 'src', 'real', 'helper.c'), join(process.cwd(), 'src', 'real', 'helper.c'), ...(resources ? [join(resources, 'helper.c')] : [])]
   for (const p of candidates) {
     if (existsSync(p)) return { path: p, text: readFileSync(p, 'utf8') }
   }

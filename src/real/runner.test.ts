@@ -11,23 +11,14 @@ import { linuxOrReason } from './host'
 import { parseProcStat } from './procfs'
 import { runRealScenario } from './runner'
 import { findTracefs } from './tracefs'
-import { whichOnPath } from './workloads'
+import { realTestSkipReason } from './testing'
 
 /**
  * A real run on this machine's kernel, where the machine allows it (Linux, root, tracefs,
  * rt-tests, a C compiler); elsewhere the tests skip and say why. They assert plumbing and
  * self-consistency, never latency values.
  */
-function skipReason(): string | null {
-  const linux = linuxOrReason()
-  if (linux) return linux
-  if (process.getuid?.() !== 0) return 'not root (tracefs instances need root)'
-  if (!/\ttracefs$/m.test(readFileSync('/proc/filesystems', 'utf8'))) return 'the kernel has no tracefs'
-  if (!whichOnPath('cyclictest')) return 'cyclictest is not installed (Debian rt-tests)'
-  if (!whichOnPath(process.env.CC || 'cc')) return 'no C compiler for the native helper'
-  return null
-}
-const reason = skipReason()
+const reason = realTestSkipReason()
 const named = (t: string): string => (reason ? `${t} (skipped: ${reason})` : t)
 
 const scenario = (durationMs: number) =>

@@ -9,7 +9,7 @@ import { FtraceFormatter, metaLines } from '../trace/ftrace-format'
 import { openLineWriter, traceFileName } from '../trace/line-writer'
 import { decodeRawFiles, RingBufferDecoder } from '../trace/ring-buffer'
 import type { SchedEvent } from '../trace/events'
-import { RealCancelled, RealRefusal } from './errors'
+import { RealCancelled, RealNotQuiet, RealRefusal } from './errors'
 import { ensureHelper, helperCacheDir, Supervisor } from './helper'
 import { detectHost, linuxOrReason, type HostInfo } from './host'
 import { foreignCpu, loadavg, sleepMs, snapshotProcs, systemCpu, waitForQuiet, type ProcTimes, type QuietResult } from './procfs'
@@ -46,6 +46,8 @@ export interface RealOptions {
   durationMs?: number
   /** false: do not wait for quiet. */
   quiet?: QuietOptions | false
+  /** Do not run when the machine is not quiet after the wait (throws RealNotQuiet). */
+  requireQuiet?: boolean
   /** Foreign CPU time per second of run above which the run is contaminated (default 0.08 CPU). */
   contaminationCpuPerSec?: number
   /** Write each run's trace as ftrace text (analyze reads it back into the same result). */
@@ -93,15 +95,24 @@ function ensureLinux(): void {
   if (why) throw new RealRefusal(why)
 }
 
+/**
+ * Refuse, before anything waits or starts, what would stop these runs: not Linux, a variant
+ * needing another kernel, no compiler for the helper, a tool missing, a workload this
+ * machine cannot run.
+ */
+export function preflightReal(runs: readonly RunSpec[], log?: (l: string) => void): void {
+  ensureLinux()
+  checkRealVariants(runs)
+  const host = detectHost()
+  const helper = ensureHelper()
+  for (const r of runs) planWorkloads(r.scenario.workloads, planContext(helper, host, r.scenario.durationMs, tmpdir(), log))
+}
+
 /** Every variant x seed of a scenario, for real. */
 export async function runRealScenario(scenario: Scenario, opts: RealOptions = {}): Promise<RealRunOutput> {
   ensureLinux()
   const runs = expandRuns(scenario, { variants: opts.variants, seed: opts.seed, seeds: opts.seeds, durationMs: opts.durationMs })
-  checkRealVariants(runs)
-  const host = detectHost()
-  // refuse a missing tool or compiler before waiting for anything
-  const helper = ensureHelper()
-  for (const r of runs) planWorkloads(r.scenario.workloads, planContext(helper, host, r.scenario.durationMs, tmpdir(), opts.log))
+  preflightReal(runs, opts.log)
   const variants: VariantResult[] = []
   for (let i = 0; i < runs.length; i++) {
     if (opts.signal?.aborted) throw new RealCancelled()
@@ -168,7 +179,10 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
       const q = { ...DEFAULT_QUIET, ...(opts.quiet ?? {}) }
       log(`waiting for a quiet machine (foreign CPU under ${q.maxCpus} for ${q.windows} x ${q.windowMs} ms, at most ${q.timeoutMs / 1000} s)`)
       quiet = await waitForQuiet({ ...q, signal: opts.signal })
-      if (!quiet.quiet && !opts.signal?.aborted) log(`not quiet after ${quiet.waitedSec} s (others use ${quiet.lastLoadCpus} CPUs): running anyway, the run's foreign CPU time will tell`)
+      if (!quiet.quiet && !opts.signal?.aborted) {
+        if (opts.requireQuiet) throw new RealNotQuiet(quiet.waitedSec, quiet.lastLoadCpus)
+        log(`not quiet after ${quiet.waitedSec} s (others use ${quiet.lastLoadCpus} CPUs): running anyway, the run's foreign CPU time will tell`)
+      }
     }
     if (opts.signal?.aborted) throw new RealCancelled()
 

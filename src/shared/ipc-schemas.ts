@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import type { HostMethods, ServiceMethods } from './ipc'
-import { scenarioTooLarge } from './limits'
+import { scenarioTooLarge, traceTooLarge } from './limits'
 
 const id = z.string().regex(/^[A-Za-z0-9._-]{1,120}$/, 'not a valid id')
 /** Scenario text: generous but bounded, so a runaway caller cannot pin the host's memory. */
@@ -24,6 +24,22 @@ const exportReq = z.object({
   metrics: z.array(z.enum(['count', 'avg', 'p50', 'p90', 'p99', 'p99_9', 'max', 'timeSec'])).max(8).optional()
 }).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
 
+const startReq = z.object({
+  text,
+  file: fileName,
+  name: z.string().max(500).optional(),
+  variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+  seeds: z.number().int().min(1).max(1000).optional(),
+  durationMs: z.number().int().min(1).max(86_400_000).optional(),
+  published: z.boolean().optional(),
+  precision: z.string().min(1).max(600).optional(),
+  maxSeeds: z.number().int().min(1).max(1000).optional()
+})
+/** A trace sent as text (the browser's import; the desktop app streams files of any size). */
+const traceText = z.string().check((ctx) => {
+  const big = traceTooLarge(ctx.value)
+  if (big) ctx.issues.push({ code: 'custom', message: big, input: ctx.value })
+})
 const selector = z.union([
   z.enum(['max', 'p50', 'p90', 'p99', 'p99_9']),
   z.string().regex(/^p(\d{1,2}(\.\d{1,6})?|100)$/, 'a percentile p<0..100>') as unknown as z.ZodType<`p${number}`, `p${number}`>,
@@ -49,18 +65,10 @@ export const SERVICE_ARGS = {
   readPreset: z.tuple([id]),
   validateScenario: z.tuple([text, fileName]),
   importRtApp: z.tuple([text, fileName]),
-  startRun: z.tuple([z.object({
-    text,
-    file: fileName,
-    name: z.string().max(500).optional(),
-    variants: z.array(z.string().min(1).max(500)).max(256).optional(),
-    seeds: z.number().int().min(1).max(1000).optional(),
-    durationMs: z.number().int().min(1).max(86_400_000).optional(),
-    published: z.boolean().optional(),
-    precision: z.string().min(1).max(600).optional(),
-    maxSeeds: z.number().int().min(1).max(1000).optional()
-  })]),
+  startRun: z.tuple([startReq]),
+  startRealRun: z.tuple([startReq]),
   cancelRun: z.tuple([id]),
+  importTrace: z.tuple([traceText, fileName]),
   listRuns: z.tuple([]),
   getRun: z.tuple([id]),
   renameRun: z.tuple([id, z.string().trim().min(1).max(500)]),
@@ -86,6 +94,7 @@ export const HOST_ARGS = {
   openScenario: z.tuple([]),
   openRecent: z.tuple([fileName]),
   importRtAppFile: z.tuple([]),
+  importTraceFile: z.tuple([]),
   saveScenario: z.tuple([doc, z.boolean()]),
   exportTable: z.tuple([exportReq]),
   exportPng: z.tuple([z.string().min(1).max(200), z.instanceof(Uint8Array).refine((b) => b.byteLength <= 64_000_000, 'PNG too large')]),

@@ -4,7 +4,7 @@
  * argument tuple: both hosts validate every call against the same schemas before the
  * call reaches a service.
  */
-import type { VariantResult } from './result'
+import type { ResultSource, VariantResult } from './result'
 import type { MetricKey } from './tables'
 import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
@@ -115,6 +115,8 @@ export interface RunSummary {
   durationMs: number
   wallMs: number
   version: string
+  /** Where the results come from: this machine's kernel ("real"), a trace file ("trace"), else the simulator. */
+  source?: ResultSource
   /** A sweep (its cells are in StoredRun.sweep); absent for a run. */
   kind?: 'sweep'
 }
@@ -256,7 +258,12 @@ export interface AppInfo {
   dataDir: string
   workers: number
   platform: 'electron' | 'web'
+  /** Whether scenarios can run on this machine's kernel (`schedlab real`), and why not. */
+  real: { available: boolean; reason?: string }
 }
+
+/** A trace read into a saved run (File > Import trace). */
+export type ImportTraceResult = { ok: true; run: RunSummary } | { ok: false; problem: ScenarioProblem }
 
 // ---------------------------------------------------------------------------------------------
 // Events pushed from the host
@@ -268,8 +275,8 @@ export interface JobProgress {
 }
 
 export type MenuCommand =
-  | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp'
-  | 'run' | 'cancel' | 'toggle-theme' | 'shortcuts'
+  | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp' | 'import-trace'
+  | 'run' | 'run-real' | 'cancel' | 'toggle-theme' | 'shortcuts'
 
 export interface ApiEvents {
   'run-progress': { runId: string; jobs: JobProgress[] }
@@ -299,7 +306,15 @@ export interface ServiceMethods {
   /** Convert an rt-app JSON file into scenario text. */
   importRtApp(text: string, file: string): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem }>
   startRun(req: StartRunRequest): Promise<StartRunResult>
+  /**
+   * Run the scenario on this machine's kernel (one variant x repeat at a time; `seeds` are
+   * repeats): the same events as a simulated run, results with "source": "real" and the host
+   * record. Refused (ok: false, one line) where the machine cannot, or while anything else runs.
+   */
+  startRealRun(req: StartRunRequest): Promise<StartRunResult>
   cancelRun(runId: string): Promise<boolean>
+  /** Analyze ftrace text (as `schedlab analyze`) and save it as a run. */
+  importTrace(text: string, file: string): Promise<ImportTraceResult>
   listRuns(): Promise<RunList>
   getRun(id: string): Promise<StoredRun>
   renameRun(id: string, name: string): Promise<RunSummary>
@@ -322,6 +337,8 @@ export interface HostMethods {
   openRecent(path: string): Promise<ScenarioDoc>
   /** Pick an rt-app JSON file and convert it. */
   importRtAppFile(): Promise<{ ok: true; doc: ScenarioDoc } | { ok: false; problem: ScenarioProblem } | null>
+  /** Pick a trace file (ftrace text, gzipped or not), analyze it and save it as a run. */
+  importTraceFile(): Promise<ImportTraceResult | null>
   saveScenario(doc: ScenarioDoc, saveAs: boolean): Promise<ScenarioDoc | null>
   exportTable(req: ExportTableRequest): Promise<ExportOutcome>
   exportPng(name: string, png: Uint8Array<ArrayBuffer>): Promise<ExportOutcome>
@@ -346,12 +363,12 @@ export interface SchedlabApi extends ApiMethods {
 
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
-  'cancelRun', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
+  'startRealRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
   'updateSettings', 'exportContent', 'explain', 'perfettoTrace'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [
-  'openScenario', 'openRecent', 'importRtAppFile', 'saveScenario', 'exportTable', 'exportPng', 'exportPerfetto', 'setDirty'
+  'openScenario', 'openRecent', 'importRtAppFile', 'importTraceFile', 'saveScenario', 'exportTable', 'exportPng', 'exportPerfetto', 'setDirty'
 ] as const satisfies readonly (keyof HostMethods)[]
 
 export const API_METHODS: readonly ApiMethodName[] = [...SERVICE_METHODS, ...HOST_METHODS]

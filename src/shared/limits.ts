@@ -40,3 +40,15 @@ export function scenarioTooLarge(text: string): string | null {
   if (n <= MAX_SCENARIO_BYTES) return null
   return `scenario too large: ${formatMb(n)}, the limit is ${formatMb(MAX_SCENARIO_BYTES)}`
 }
+
+/**
+ * Largest trace the browser sends as text (File > Import trace in `schedlab serve`): it travels
+ * in one WebSocket message. The desktop app and `schedlab analyze` stream files of any size.
+ */
+export const MAX_TRACE_TEXT_BYTES = MAX_SCENARIO_BYTES
+
+export function traceTooLarge(text: string): string | null {
+  const n = text.length > MAX_TRACE_TEXT_BYTES ? text.length : utf8Length(text)
+  if (n <= MAX_TRACE_TEXT_BYTES) return null
+  return `trace too large to send from the browser: ${formatMb(n)}, the limit is ${formatMb(MAX_TRACE_TEXT_BYTES)} (use the desktop app or \`schedlab analyze\`, which stream any size)`
+}

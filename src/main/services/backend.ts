@@ -4,6 +4,8 @@ import type { VariantResult } from '../../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
+import { RealService } from './real-service'
+import { Readable } from 'node:stream'
 import { SettingsService } from './settings'
 import type { KeyValueStore } from './kv'
 import { exportContent } from './export'
@@ -37,6 +39,8 @@ export interface Backend {
   settings: SettingsService
   store: RunStore
   runs: RunService
+  /** Real runs on this machine and trace imports. */
+  real: RealService
   pool: WorkerPool<VariantResult>
   /** Subscribe to events for the renderer(s); returns an unsubscribe function. */
   onEvent(listener: EventListener): () => void
@@ -57,6 +61,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     memoryOf: runMemoryOf
   })
   const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
+  const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0 })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.
   const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
@@ -75,14 +80,22 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const explainer = new ExplainService(pool, getRun)
 
   const service: ServiceMethods = {
-    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform }),
+    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available() }),
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
     validateScenario: async (text, file) => scenarios.validate(text, file, settings.limits()),
     importRtApp: async (text, file) => scenarios.importRtApp(text, file),
-    startRun: async (req) => runs.start(req),
-    cancelRun: async (id) => runs.cancel(id),
+    startRun: async (req) => {
+      if (real.running()) {
+        const message = 'a real run is measuring this machine: simulations wait until it ends (or cancel it)'
+        return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: '(machine)', message }] } }
+      }
+      return runs.start(req)
+    },
+    startRealRun: (req) => real.start(req),
+    cancelRun: async (id) => runs.cancel(id) || real.cancel(id),
+    importTrace: (text, file) => real.importTrace(Readable.from([text]), file),
     listRuns: async () => {
       await store.refresh()
       return { runs: store.list(), problems: store.getProblems() }
@@ -115,13 +128,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   return {
-    service, settings, store, runs, pool,
+    service, settings, store, runs, real, pool,
     onEvent(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
     async close() {
       unwatch()
+      await real.shutdown()
       await runs.shutdown()
       await pool.close()
     }

@@ -88,15 +88,9 @@ export class RunService {
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
     // The run bar's overrides (the CLI's --seeds, --duration-ms, --published).
-    let durationMs = req.durationMs
-    if (req.published) {
-      if (s.publishedDurationMs === undefined) {
-        const message = 'the scenario gives no publishedDurationMs (the duration of the published test), so it cannot run for it'
-        return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'publishedDurationMs', message }] } }
-      }
-      durationMs = s.publishedDurationMs
-    }
-    const overrides = { ...(req.seeds !== undefined ? { seeds: req.seeds } : {}), ...(durationMs !== undefined ? { durationMs } : {}) }
+    const over = scenarios.requestOverrides(s, req)
+    if (!over.ok) return over
+    const overrides = over.overrides
     // A scenario with a "sweep" runs every cell (variants x seeds with the cell's values set).
     let sweep: SweepPlan | null = null
     let specs: RunSpec[]
@@ -145,7 +139,7 @@ export class RunService {
       name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
       named: !!req.name?.trim(),
       scenarioName: s.name,
-      durationMs: durationMs ?? s.durationMs,
+      durationMs: overrides.durationMs ?? s.durationMs,
       jobs: [], canceled: false, dirty: new Set(),
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()

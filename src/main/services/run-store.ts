@@ -66,7 +66,8 @@ export class RunNotFoundError extends Error {}
 
 function summaryOf(run: StoredRun): RunSummary {
   const { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version } = run
-  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(run.sweep ? { kind: 'sweep' as const } : {}) }
+  const source = run.source ?? run.results.find((r) => r.source)?.source
+  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(source && source !== 'sim' ? { source } : {}), ...(run.sweep ? { kind: 'sweep' as const } : {}) }
 }
 
 function describeZod(err: z.ZodError): string {

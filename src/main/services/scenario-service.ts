@@ -45,6 +45,19 @@ export interface ExpandOverrides {
   durationMs?: number
 }
 
+/** A start request's seeds, duration or published duration (the run bar), for expand(). */
+export function requestOverrides(s: sim.Scenario, req: { file: string; seeds?: number; durationMs?: number; published?: boolean }): { ok: true; overrides: ExpandOverrides } | { ok: false; problem: ScenarioProblem } {
+  let durationMs = req.durationMs
+  if (req.published) {
+    if (s.publishedDurationMs === undefined) {
+      const message = 'the scenario gives no publishedDurationMs (the duration of the published test), so it cannot run for it'
+      return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'publishedDurationMs', message }] } }
+    }
+    durationMs = s.publishedDurationMs
+  }
+  return { ok: true, overrides: { ...(req.seeds !== undefined ? { seeds: req.seeds } : {}), ...(durationMs !== undefined ? { durationMs } : {}) } }
+}
+
 export function expand(scenario: sim.Scenario, file: string, variants?: string[], limits?: SubmissionLimits, o: ExpandOverrides = {}): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
   try {
     return { ok: true, specs: sim.expandRuns(scenario, { ...(variants ? { variants } : {}), limits, ...o }) }

@@ -168,6 +168,8 @@ export interface Actions {
   /** The editor's text changed by the user. */
   edited(text: string): void
   run(): Promise<void>
+  /** Run the scenario on this machine's kernel (where the host allows it). */
+  runReal(): Promise<void>
   cancel(): Promise<void>
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void

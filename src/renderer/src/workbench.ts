@@ -142,8 +142,21 @@ export class Workbench implements Actions {
           if (r.ok) this.loadDocument(r.doc)
           else this.showProblem(r.problem, 'rt-app import', false)
         })
+      case 'import-trace':
+        return this.guard('Could not import the trace', async () => {
+          const r = await this.api.importTraceFile()
+          if (!r) return
+          if (!r.ok) {
+            this.showProblem(r.problem, 'Trace import', false)
+            return
+          }
+          await this.refreshRuns()
+          await this.openRun(r.run.id)
+        })
       case 'run':
         return this.run()
+      case 'run-real':
+        return this.runReal()
       case 'cancel':
         return this.cancel()
       case 'toggle-theme':
@@ -248,6 +261,19 @@ export class Workbench implements Actions {
   }
 
   async run(): Promise<void> {
+    return this.startRun('sim')
+  }
+
+  async runReal(): Promise<void> {
+    const real = this.s.appInfo?.real
+    if (real && !real.available) {
+      this.setProblem('run', { title: 'Real runs are not possible here', lines: [{ text: real.reason ?? 'unknown reason' }] })
+      return
+    }
+    return this.startRun('real')
+  }
+
+  private async startRun(how: 'sim' | 'real'): Promise<void> {
     if (this.s.runningId || !this.s.connected) return
     const { text, name } = this.s.doc
     if (text.trim() === '') {
@@ -264,12 +290,13 @@ export class Workbench implements Actions {
     try {
       const o = this.s.runOptions
       const precision = o.precision?.trim()
-      const r = await this.api.startRun({
+      const req = {
         text, file: name, variants: this.selectedVariants(),
         ...(o.seeds !== null ? { seeds: o.seeds } : {}),
         ...(o.published ? { published: true } : o.durationMs !== null ? { durationMs: o.durationMs } : {}),
-        ...(precision ? { precision } : {})
-      })
+        ...(precision && how === 'sim' ? { precision } : {})
+      }
+      const r = how === 'real' ? await this.api.startRealRun(req) : await this.api.startRun(req)
       if (!r.ok) {
         this.store.set({ runningId: null })
         this.showProblem(r.problem)

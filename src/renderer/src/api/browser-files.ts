@@ -12,7 +12,14 @@ export function download(name: string, blob: Blob): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000)
 }
 
-/** Let the user pick one text file; null when the picker is dismissed. */
+/** The text of a file, gunzipped when it is gzip (by its first bytes). */
+export async function fileText(f: Blob): Promise<string> {
+  const head = new Uint8Array(await f.slice(0, 2).arrayBuffer())
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return f.text()
+  return new Response(f.stream().pipeThrough(new DecompressionStream('gzip'))).text()
+}
+
+/** Let the user pick one text file (gzipped or not); null when the picker is dismissed. */
 export function pickTextFile(accept: string): Promise<{ name: string; text: string } | null> {
   return new Promise((resolve) => {
     const input = document.createElement('input')
@@ -27,7 +34,7 @@ export function pickTextFile(accept: string): Promise<{ name: string; text: stri
     input.addEventListener('change', () => {
       const f = input.files?.[0]
       if (!f) return done(null)
-      f.text().then((text) => done({ name: f.name, text }), () => done(null))
+      fileText(f).then((text) => done({ name: f.name, text }), () => done(null))
     })
     input.addEventListener('cancel', () => done(null))
     input.click()

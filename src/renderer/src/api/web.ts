@@ -4,7 +4,7 @@ import {
 } from '../../../shared/ipc'
 import { SERVICE_METHODS } from '../../../shared/ipc'
 import { download, pickTextFile } from './browser-files'
-import { MAX_MESSAGE_BYTES, formatMb, scenarioTooLarge, utf8Length } from '../../../shared/limits'
+import { MAX_MESSAGE_BYTES, formatMb, scenarioTooLarge, traceTooLarge, utf8Length } from '../../../shared/limits'
 
 /**
  * The renderer's API in a browser, against `schedlab serve`: service methods travel over the
@@ -19,7 +19,7 @@ export function closeReason(code: number): string {
 }
 
 /** Methods whose first argument is (or carries, as `text`) scenario text. */
-const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun'])
+const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun', 'startRealRun'])
 
 /**
  * Why a call must not be sent, or null. Checked here because the host cannot answer a message
@@ -30,6 +30,10 @@ function refusal(method: string, args: unknown[], wire: string): string | null {
     const a = args[0]
     const text = typeof a === 'string' ? a : typeof a === 'object' && a !== null ? (a as { text?: unknown }).text : undefined
     const big = typeof text === 'string' ? scenarioTooLarge(text) : null
+    if (big) return big
+  }
+  if (method === 'importTrace' && typeof args[0] === 'string') {
+    const big = traceTooLarge(args[0])
     if (big) return big
   }
   const bytes = wire.length > MAX_MESSAGE_BYTES ? wire.length : utf8Length(wire)
@@ -109,6 +113,10 @@ export async function connectWebApi(loc: Location = window.location): Promise<We
     async importRtAppFile() {
       const f = await pickTextFile('.json,application/json')
       return f ? service.importRtApp(f.text, f.name) : null
+    },
+    async importTraceFile() {
+      const f = await pickTextFile('.txt,.trace,.log,.gz,text/plain')
+      return f ? service.importTrace(f.text, f.name) : null
     },
     async saveScenario(doc: ScenarioDoc) {
       const name = /\.jsonc?$/i.test(doc.name) ? doc.name : `${doc.name}.json`

@@ -4,6 +4,7 @@ import { distributionConfig, percentileConfig } from '../charts/configs'
 import { workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
 import type { CompareColumnData, Comparison, TabView, ViewContext, WorkbenchState } from '../state'
+import { isMeasured, realVsSim } from '../../../shared/real-vs-sim'
 import { shallowEqual } from '../store'
 import { chartTheme } from '../theme'
 import { ChartCard } from './chart-card'
@@ -39,6 +40,40 @@ function compareCaption(cols: readonly CompareColumnData[], labels: readonly str
   const durs = [...new Set(runs.map((r) => duration(r.durationMs)))].join(' / ')
   const versions = [...new Set(runs.map((r) => r.version))].join(', ')
   return `${scen} · ${labels.join(', ')} · seeds ${seedList(seeds)} · ${durs} · schedlab ${versions}`
+}
+
+/**
+ * A real run beside simulated runs of the same scenario: for each real column, each simulated
+ * column of the same scenario (the same variant when there is one), percentile by percentile.
+ */
+function realVsSimSection(cols: CompareColumnData[]): HTMLElement | null {
+  const res = (c: CompareColumnData) => variantResults(c.run.results, c.variant)
+  const real = cols.filter((c) => isMeasured(res(c)))
+  const sim = cols.filter((c) => !isMeasured(res(c)))
+  const pairs: [CompareColumnData, CompareColumnData][] = []
+  for (const r of real) {
+    const same = sim.filter((s) => s.run.scenarioName === r.run.scenarioName)
+    const exact = same.filter((s) => s.variant === r.variant)
+    for (const s of exact.length > 0 ? exact : same) pairs.push([r, s])
+  }
+  if (pairs.length === 0) return null
+  const label = (c: CompareColumnData): string => `${c.run.name} · ${c.variant}`
+  const fmt = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1))
+  const metricLabel = { p50: 'p50', p90: 'p90', p99: 'p99', p99_9: 'p99.9', timeSec: 'time (s)' } as const
+  return h('section', { class: 'card real-vs-sim', 'data-testid': 'real-vs-sim' },
+    h('h4', {}, 'Real beside simulated'),
+    h('p', { class: 'hint' }, 'Per percentile: the range over the real repeats, the simulated value (mean over its seeds), and whether it lies inside the real range (near: inside the range widened by half its width on each side).'),
+    pairs.map(([r, s]) => {
+      const rows = realVsSim(res(r), res(s))
+      return h('table', { 'data-real': label(r), 'data-sim': label(s) },
+        h('caption', {}, `${label(r)} (real, ${res(r).length} repeat${res(r).length === 1 ? '' : 's'}) vs ${label(s)} (simulated, ${res(s).length} seed${res(s).length === 1 ? '' : 's'})`),
+        h('thead', {}, h('tr', {}, ['workload', 'metric', 'real range', 'simulated', ''].map((c) => h('th', {}, c)))),
+        h('tbody', {}, rows.map((x) => h('tr', { 'data-workload': x.workload, 'data-metric': x.metric },
+          h('td', {}, x.workload), h('td', {}, metricLabel[x.metric]),
+          h('td', {}, x.real.n > 1 ? `${fmt(x.real.lo)} - ${fmt(x.real.hi)}` : fmt(x.real.lo)),
+          h('td', {}, fmt(x.sim.value)),
+          h('td', { class: x.verdict, 'data-verdict': x.verdict }, x.verdict)))))
+    }))
 }
 
 /**
@@ -153,6 +188,7 @@ export function createCompareView(ctx: ViewContext): TabView {
                 names.map((n) => h('option', { value: n, selected: n === workload }, n))))
           : null,
         chartControls(ctx)),
+      realVsSimSection(all),
       h('div', { class: 'chart-grid' }, dist.el, pct.el))
     if (workload) {
       dist.render((t) => distributionConfig(series, workload, t, s.distribution), theme)

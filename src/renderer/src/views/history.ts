@@ -67,13 +67,16 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
       : h('div', { class: 'run-actions' },
           h('button', { class: `small icon${pinned ? ' active' : ''}`, 'data-action': 'pin', title: pinned ? 'Unpin baseline' : 'Pin as baseline for comparisons', 'aria-pressed': pinned ? 'true' : 'false', onclick: () => void actions.pinBaseline(pinned ? null : r.id) }, pinned ? '★' : '☆'),
           h('button', { class: 'small icon', 'data-action': 'rename', title: 'Rename', onclick: () => { editing = r.id; render() } }, '✎'),
-          h('button', { class: 'small icon', 'data-action': 'load', title: 'Load this run\'s scenario into the editor', onclick: () => void actions.loadRunScenario(r.id) }, '⤶'),
+          r.source === 'trace' ? null : h('button', { class: 'small icon', 'data-action': 'load', title: 'Load this run\'s scenario into the editor', onclick: () => void actions.loadRunScenario(r.id) }, '⤶'),
           h('button', { class: 'small icon', 'data-action': 'delete', title: 'Delete', onclick: () => { confirming = r.id; render() } }, '✕'))
     return h('li', {
       class: `history-item${shownRun?.id === r.id ? ' current' : ''}${pinned ? ' baseline' : ''}`,
-      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status, 'data-kind': r.kind ?? 'run'
+      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status, 'data-kind': r.kind ?? 'run', 'data-source': r.source ?? 'sim'
     },
-    h('div', { class: 'run-line' }, check, name, pinned ? h('span', { class: 'badge' }, 'baseline') : null,
+    h('div', { class: 'run-line' }, check, name,
+      r.source === 'real' ? h('span', { class: 'badge source-real', 'data-testid': 'real-badge', title: 'Measured on this machine\'s kernel (schedlab real)' }, 'real') : null,
+      r.source === 'trace' ? h('span', { class: 'badge source-trace', 'data-testid': 'trace-badge', title: 'Read from a trace file (schedlab analyze)' }, 'trace') : null,
+      pinned ? h('span', { class: 'badge' }, 'baseline') : null,
       r.kind === 'sweep' ? h('span', { class: 'badge sweep', title: 'A sweep: opens in the Sweep tab' }, 'sweep') : null),
     h('div', { class: 'run-scenario', title: r.scenarioFile }, r.scenarioName),
     meta, actionsRow)

@@ -13,6 +13,35 @@ import { chartControls, exportCard } from './chart-controls'
 import { seedsTable } from './tables'
 import { taskTable } from './task-table'
 
+/** The machine a real run measured, one row per repeat; a trace's reading. */
+function hostRecord(run: StoredRun): HTMLElement | null {
+  const measured = run.results.filter((r) => r.host)
+  if (measured.length > 0) {
+    const h0 = measured[0].host!
+    const cc = (r: (typeof measured)[number]): string => {
+      const c = r.workloads.find((w) => w.crossCheck)?.crossCheck
+      return c ? `within ${c.maxAbsDiffUs} us (${c.samples} samples)` : '-'
+    }
+    return h('section', { class: 'card host-record', 'data-testid': 'host-record' },
+      h('h4', {}, `This machine: Linux ${h0.kernel}, ${h0.cpus} CPUs, HZ ${h0.hz ?? '?'}, preempt=${h0.preempt ?? '?'}`),
+      h('table', {},
+        h('thead', {}, h('tr', {}, ['variant', 'repeat', 'foreign CPU (s)', 'contaminated', 'load before -> after', 'cyclictest vs trace'].map((c) => h('th', {}, c)))),
+        h('tbody', {}, measured.map((r) => h('tr', {},
+          h('td', {}, r.name), h('td', {}, r.seed), h('td', {}, String(r.host!.foreignCpuSec)),
+          h('td', { class: r.host!.contaminated ? 'contaminated' : '' }, r.host!.contaminated ? 'yes' : 'no'),
+          h('td', {}, `${r.host!.loadavg.before.join(' ')} -> ${r.host!.loadavg.after.join(' ')}`),
+          h('td', {}, cc(r)))))))
+  }
+  const traced = run.results.find((r) => r.trace)
+  if (traced?.trace) {
+    const t = traced.trace
+    return h('section', { class: 'card host-record', 'data-testid': 'trace-record' },
+      h('h4', {}, `Read from ${run.scenarioFile}`),
+      h('p', {}, `${t.lines ?? '?'} lines, ${t.events} sched events over ${t.spanMs} ms; ${t.malformed ?? 0} malformed, ${t.lostEvents ?? 0} lost; latency from ${t.timerLatency ? 'requested hrtimer expiries (else sched_waking)' : 'sched_waking'}.`))
+  }
+  return null
+}
+
 export const EXPORT_FORMATS: readonly [ExportFormat, string, string][] = [
   ['csv', 'CSV', 'Spreadsheet columns, raw numbers'],
   ['md', 'Markdown', 'Tables as in the mailing-list threads, for a cover letter or issue'],
@@ -95,7 +124,8 @@ export function createResultsView(ctx: ViewContext): TabView {
       h('div', { class: 'results-title' },
         h('h2', { class: 'run-title' }, run.name),
         h('div', { class: 'run-meta' },
-          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · seeds ${seedList(run.seeds)} · ${duration(run.durationMs)} simulated in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${seedList(run.seeds)} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          run.source ? h('span', { class: `badge source-${run.source}` }, run.source) : null,
           run.status !== 'done' ? h('span', { class: `status status-${run.status}` }, run.status) : null)),
       h('div', { class: 'head-actions' },
         series.length >= 2 ? h('button', { class: 'small', 'data-testid': 'compare-variants', onclick: () => ctx.actions.showComparison(run.variants.map((variant) => ({ run, variant })), 0) }, 'Compare variants') : null,
@@ -150,7 +180,7 @@ export function createResultsView(ctx: ViewContext): TabView {
     const tasks = card('per-task-latency', { testid: 'task-chart', height: Math.max(200, Math.min(24, taskCount) * series.length * 12 + 90) })
     const cpus = card('cpu-utilization', { height: 240 })
 
-    replace(el, header, partial, problems, warn, tableBox, controls,
+    replace(el, header, partial, problems, warn, hostRecord(run), tableBox, controls,
       h('div', { class: 'chart-grid' }, dist.el, hist.el, pct.el),
       h('h3', { class: 'section' }, workload ? `Per task: ${workload}` : 'Per task'), tasks.el, taskTable(series, workload),
       h('h3', { class: 'section' }, 'CPUs'), cpus.el, idleTable(series, (variant, bucket, seed) => explain({ run, variant, idle: { bucket, index: 0 }, seed })))

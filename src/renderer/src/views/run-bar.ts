@@ -33,6 +33,7 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
   })
   const publishedLabel = h('label', { class: 'run-field', title: 'Run for the duration of the published test this scenario reproduces (the CLI\'s --published)' }, published, h('span', {}, 'Published'))
   const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
+  const realBtn = h('button', { 'data-testid': 'run-real-button', title: 'Run the scenario on this machine\'s kernel (schedlab real)', disabled: true, onclick: () => void actions.runReal() }, '▶ Real')
   const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc); what they computed is kept, marked partial', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
   const variants = createVariantsMenu(ctx)
   // Issue 12's precision field: stop adding seeds when this interval is tight enough.
@@ -50,7 +51,7 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     publishedLabel,
     h('span', { class: 'run-slot', 'data-slot': 'precision' }, precision),
     h('span', { class: 'spacer' }),
-    runBtn, cancelBtn)
+    runBtn, realBtn, cancelBtn)
 
   store.watch((s) => s.validation, (v) => {
     if (v.state !== 'ok') return
@@ -72,9 +73,12 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     duration.disabled = o.published
     if ((precision.value.trim() || null) !== o.precision) precision.value = o.precision ?? ''
   }, { now: true })
-  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected }), ({ running, connected }) => {
+  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected, real: s.appInfo?.real }), ({ running, connected, real }) => {
     runBtn.disabled = running || !connected
     cancelBtn.disabled = !running || !connected
+    // where the machine cannot run scenarios for real, the button stays and says why
+    realBtn.disabled = running || !connected || !real?.available
+    realBtn.title = real?.available ? 'Run the scenario on this machine\'s kernel (schedlab real): each variant x seed as a repeat, measured from a trace' : `Real runs are not possible here: ${real?.reason ?? 'unknown'}`
   }, { now: true, equals: shallowEqual })
   return { el }
 }

@@ -26,6 +26,7 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
       h('button', { 'data-testid': 'open-button', title: `Open a scenario (${MOD}+O)`, onclick: cmd('open') }, 'Open…'),
       h('button', { 'data-testid': 'save-button', title: `Save the scenario (${MOD}+S)`, onclick: cmd('save') }, 'Save'),
       h('button', { 'data-testid': 'import-button', title: 'Import an rt-app JSON file as a new scenario', onclick: cmd('import-rtapp') }, 'Import rt-app…'),
+      h('button', { 'data-testid': 'import-trace-button', title: 'Import an ftrace trace (tracefs, trace-cmd report, perf script, schedlab --trace) as a saved run', onclick: cmd('import-trace') }, 'Import trace…'),
       presetSelect),
     h('div', { class: 'group doc' }, dirtyMark, docName),
     h('div', { class: 'group end' },

@@ -1,0 +1,106 @@
+/**
+ * End-to-end: a real run from the workbench (through `schedlab serve`, in Chromium) beside a
+ * simulated run of the same scenario, their comparison, and File > Import trace. Where the
+ * machine cannot run scenarios for real (not Linux, not root, no tracefs, no rt-tests or C
+ * compiler), the real parts skip and say why; the trace import runs everywhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ensureBuilt } from '../src/cli/serve'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ROOT, startServe, type ServeProcess } from './host'
+import { ARTIFACTS, Workbench } from './workbench-ui'
+import { realTestSkipReason } from '../src/real/testing'
+
+const missing = chromiumMissing()
+
+const realWhy = realTestSkipReason()
+
+const SCENARIO = JSON.stringify({
+  name: 'e2e real beside sim',
+  topology: 'host',
+  durationMs: 2000,
+  workloads: [
+    { type: 'cyclictest', name: 'cyclictest', threads: 1, periodUs: 2777 },
+    { type: 'hog', name: 'hog', count: 1, cpus: [0] }
+  ]
+}, null, 2)
+
+describe.skipIf(missing !== null)('real runs and trace import in the workbench', () => {
+  let serve: ServeProcess
+  let browser: Browser
+  let page: Page
+  let dataDir: string
+  let ui: Workbench
+
+  beforeAll(async () => {
+    ensureBuilt()
+    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-real-'))
+    // the test asserts plumbing, not quiet-machine figures: no wait for quiet
+    process.env.SCHEDLAB_REAL_QUIET_WAIT_S = '0'
+    serve = await startServe(dataDir)
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
+    page = await context.newPage()
+    page.on('dialog', (d) => void d.accept())
+    await page.goto(serve.url)
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+    ui = new Workbench(page, (t) => page.evaluate((x) => navigator.clipboard.writeText(x), t))
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await serve?.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it(`the Real button says whether this machine can run scenarios for real${realWhy ? ` (it cannot: ${realWhy})` : ''}`, async () => {
+    const btn = page.getByTestId('run-real-button')
+    await expect.poll(() => btn.getAttribute('title')).toMatch(realWhy ? /Real runs are not possible here/ : /on this machine's kernel/)
+  })
+
+  it.skipIf(realWhy !== null)(`runs a scenario for real and compares it with its simulation, percentile by percentile${realWhy ? ` (skipped: ${realWhy})` : ''}`, async () => {
+    // past the welcome screen (it covers an empty editor): open a preset, then paste ours over it
+    const preset = await page.locator('[data-testid="preset-select"] option[value]:not([value=""])').first().getAttribute('value')
+    await page.getByTestId('preset-select').selectOption(preset!)
+    await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(false)
+    expect(await ui.typeScenario(SCENARIO)).toMatch(/✓/)
+    await ui.runAndWait('done')
+    const progress = page.getByTestId('run-progress')
+    const simId = await progress.getAttribute('data-run-id')
+    await page.getByTestId('run-real-button').click()
+    await expect.poll(async () => ((await progress.getAttribute('data-run-id')) !== simId ? progress.getAttribute('data-status') : 'waiting'), { timeout: 120_000 }).toBe('done')
+    const realId = await progress.getAttribute('data-run-id')
+    const realItem = page.locator(`[data-testid="history-item"][data-run-id="${realId}"]`)
+    await expect.poll(() => realItem.count(), { timeout: 30_000 }).toBe(1)
+    expect(await realItem.getByTestId('real-badge').textContent()).toBe('real')
+    expect(await realItem.getAttribute('data-source')).toBe('real')
+    // the results show the host record
+    await expect.poll(() => page.getByTestId('host-record').textContent()).toMatch(/This machine: Linux .* CPUs, HZ/)
+    // compare the two runs: the real-vs-simulated table, one verdict per percentile
+    for (const id of [simId, realId]) await page.locator(`[data-testid="history-item"][data-run-id="${id}"] input.select`).check()
+    await page.getByTestId('compare-selected').click()
+    const table = page.getByTestId('real-vs-sim')
+    await expect.poll(() => table.isVisible()).toBe(true)
+    const verdicts = await table.locator('tr[data-workload="cyclictest"] td[data-verdict]').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')))
+    expect(verdicts).toHaveLength(4)
+    for (const v of verdicts) expect(['inside', 'near', 'outside']).toContain(v)
+    mkdirSync(ARTIFACTS, { recursive: true })
+    await table.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'real-vs-sim.png') })
+  })
+
+  it('imports a trace file through File > Import trace and saves it as a run', async () => {
+    const chooser = page.waitForEvent('filechooser')
+    await page.getByTestId('import-trace-button').click()
+    await (await chooser).setFiles(join(ROOT, 'src/trace/fixtures', 'real-6.18.44.trace.txt.gz'))
+    const item = page.locator('[data-testid="history-item"][data-source="trace"]')
+    await expect.poll(() => item.count(), { timeout: 30_000 }).toBe(1)
+    expect(await item.getByTestId('trace-badge').textContent()).toBe('trace')
+    await expect.poll(() => page.getByTestId('trace-record').textContent()).toMatch(/sched events over/)
+    await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('cyclictest')
+  })
+})

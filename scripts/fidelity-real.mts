@@ -1,0 +1,337 @@
+/**
+ * `npm run fidelity:real`: the fixed suite of scripts/fidelity-real/cases.ts on this machine,
+ * each case run for real (3 clean repeats of 25 s by default; contaminated runs are repeated,
+ * up to --max-attempts, and set aside) and simulated (several seeds) on the host topology with
+ * the host kernel profile. Writes docs/fidelity-real.md: the host record, the noise between
+ * repeats, per case and percentile the real range beside the simulated value (inside the range
+ * widened by half?), how many cells are inside and how many effect directions agree.
+ *
+ * Real runs need a quiet machine: claim one, then run it (a run starts only once the machine is
+quiet: it waits, up to --quiet-wait-s each time, until the budget ends); finished real runs are cached in
+ * fidelity-real-cache/ (git-ignored), so the suite can span several quiet windows: run the same
+ * command again and it goes on where it stopped. Not a test: it reports, it asserts nothing.
+ *
+ *   npm run fidelity:real                          # everything (about 20 quiet minutes)
+ *   npm run fidelity:real -- --budget-min 22       # stop starting real runs after 22 min
+ *   npm run fidelity:real -- --report-only         # no real runs: simulate, report the cache
+ *   npm run fidelity:real -- --cases ct-alone,ct-hogs --repeats 3 --seeds 3 --duration-s 25
+ */
+import { createHash } from 'node:crypto'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { resolve, join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { simulate } from '../src/sim'
+import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
+import type { HostRecord, VariantResult } from '../src/shared/result'
+import { hostSpecs } from '../src/real/host-specs'
+import { realUnavailableReason, runRealOne } from '../src/real/runner'
+import { RealNotQuiet } from '../src/real/errors'
+import { CASES, EFFECTS, metricsOf, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const CACHE = join(ROOT, 'fidelity-real-cache')
+const REPORT = join(ROOT, 'docs', 'fidelity-real.md')
+
+const { values: opt } = parseArgs({
+  options: {
+    cases: { type: 'string' },
+    repeats: { type: 'string', default: '3' },
+    'duration-s': { type: 'string', default: '25' },
+    seeds: { type: 'string', default: '3' },
+    'budget-min': { type: 'string' },
+    'max-attempts': { type: 'string', default: '6' },
+    'quiet-wait-s': { type: 'string', default: '120' },
+    'report-only': { type: 'boolean', default: false },
+    'real-only': { type: 'boolean', default: false }
+  }
+})
+const REPEATS = Number(opt.repeats)
+const DURATION_MS = Number(opt['duration-s']) * 1000 + WARMUP_US / 1000
+const SEEDS = Number(opt.seeds)
+const MAX_ATTEMPTS = Number(opt['max-attempts'])
+const BUDGET_MS = opt['budget-min'] ? Number(opt['budget-min']) * 60_000 : Infinity
+const started = Date.now()
+const cases = opt.cases ? CASES.filter((c) => opt.cases!.split(',').includes(c.id)) : CASES
+const log = (s: string): void => void process.stderr.write(`[fidelity:real ${((Date.now() - started) / 1000).toFixed(0)} s] ${s}\n`)
+
+function scenarioText(c: RealCase, durationMs: number): string {
+  return JSON.stringify({ name: c.id, topology: 'host', kernel: { profile: 'host' }, durationMs, variants: [{ name: c.id }], workloads: c.workloads })
+}
+
+function scenarioOf(c: RealCase, durationMs: number): Scenario {
+  return parseScenario(scenarioText(c, durationMs), `${c.id}.json`, { host: hostSpecs })
+}
+
+type Metrics = Partial<Record<Metric, number>>
+
+function metricsFrom(c: RealCase, v: VariantResult): Metrics {
+  if (c.kind === 'latency') {
+    const l = v.workloads.find((w) => w.name === 'cyclictest')!.latencyUs
+    return { p50: l.p50, p90: l.p90, p99: l.p99, p99_9: l.p99_9 }
+  }
+  if (c.kind === 'time') {
+    const t = v.workloads.find((w) => w.name === 'hackbench')?.timeSec
+    return t === undefined ? {} : { timeSec: t }
+  }
+  const cpu = (w: string): number => v.tasks.filter((t) => t.workload === w).reduce((a, t) => a + t.cpuTimeMs, 0)
+  const a = cpu('nice0')
+  const b = cpu('nice5')
+  return a + b > 0 ? { sharePct: (a / (a + b)) * 100 } : {}
+}
+
+interface CachedRun {
+  case: string
+  hash: string
+  attempt: number
+  contaminated: boolean
+  foreignCpuSec: number
+  metrics: Metrics
+  crossCheckMaxDiffUs?: number
+  inferredSwitches?: number
+  lostEvents?: number
+  host: HostRecord
+  when: string
+}
+
+function caseHash(c: RealCase): string {
+  return createHash('sha256').update(scenarioText(c, DURATION_MS)).digest('hex').slice(0, 12)
+}
+
+function cached(c: RealCase): CachedRun[] {
+  if (!existsSync(CACHE)) return []
+  const h = caseHash(c)
+  return readdirSync(CACHE)
+    .filter((f) => f.startsWith(`${c.id}--${h}--`) && f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(CACHE, f), 'utf8')) as CachedRun)
+    .sort((a, b) => a.attempt - b.attempt)
+}
+
+async function realPhase(): Promise<void> {
+  const why = realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root')
+  if (why) {
+    log(`no real runs: ${why}; reporting what is cached`)
+    return
+  }
+  mkdirSync(CACHE, { recursive: true })
+  const attempts = new Map<string, number>()
+  // round robin over the cases, so that slow changes of the machine spread over all of them
+  for (;;) {
+    const todo = cases.filter((c) => cached(c).filter((r) => !r.contaminated).length < REPEATS && (attempts.get(c.id) ?? 0) < MAX_ATTEMPTS)
+    if (todo.length === 0) return
+    for (const c of todo) {
+      if (Date.now() - started + DURATION_MS + 20_000 > BUDGET_MS) {
+        log('budget reached: run the same command again in the next quiet window to go on')
+        return
+      }
+      const runs = cached(c)
+      const attempt = (runs[runs.length - 1]?.attempt ?? 0) + 1
+      const s = scenarioOf(c, DURATION_MS)
+      const spec = expandRuns(s, { seed: attempt, seeds: 1 })[0]
+      log(`${c.id}: real run ${attempt} (${runs.filter((r) => !r.contaminated).length} clean of ${REPEATS})`)
+      let v: VariantResult
+      try {
+        v = await runRealOne(spec, { quiet: { timeoutMs: Number(opt['quiet-wait-s']) * 1000 }, requireQuiet: true, log: (l) => log(`  ${l}`) })
+      } catch (e) {
+        if (!(e instanceof RealNotQuiet)) throw e
+        log(`  ${e.message}: trying again`)
+        continue
+      }
+      attempts.set(c.id, (attempts.get(c.id) ?? 0) + 1)
+      const host = v.host as HostRecord
+      const rec: CachedRun = {
+        case: c.id,
+        hash: caseHash(c),
+        attempt,
+        contaminated: host.contaminated,
+        foreignCpuSec: host.foreignCpuSec,
+        metrics: metricsFrom(c, v),
+        crossCheckMaxDiffUs: v.workloads.find((w) => w.crossCheck)?.crossCheck?.maxAbsDiffUs,
+        inferredSwitches: v.trace?.inferredSwitches,
+        lostEvents: v.trace?.lostEvents,
+        host,
+        when: new Date().toISOString()
+      }
+      writeFileSync(join(CACHE, `${c.id}--${rec.hash}--${attempt}.json`), JSON.stringify(rec, null, 2) + '\n')
+      log(`  ${c.id} #${attempt}: ${fmtMetrics(rec.metrics)}; foreign CPU ${rec.foreignCpuSec} s${rec.contaminated ? ' CONTAMINATED (set aside)' : ''}`)
+    }
+  }
+}
+
+function fmtMetrics(m: Metrics): string {
+  return Object.entries(m).map(([k, v]) => `${k} ${fmt(v!)}`).join(', ')
+}
+
+function fmt(x: number): string {
+  if (!Number.isFinite(x)) return '-'
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(x >= 1 ? 2 : 3)
+}
+
+interface SimCase {
+  perSeed: Metrics[]
+  mean: Metrics
+}
+
+function simPhase(): Map<string, SimCase> {
+  const out = new Map<string, SimCase>()
+  for (const c of cases) {
+    const dur = Math.min(DURATION_MS, c.simDurationMs ?? DURATION_MS)
+    const s = scenarioOf(c, dur)
+    const perSeed: Metrics[] = []
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const t0 = Date.now()
+      perSeed.push(metricsFrom(c, simulate(s, 0, seed)))
+      log(`${c.id}: simulated seed ${seed} (${dur / 1000} s) in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${fmtMetrics(perSeed[perSeed.length - 1])}`)
+    }
+    const mean: Metrics = {}
+    for (const m of metricsOf(c.kind)) {
+      const xs = perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
+      if (xs.length > 0) mean[m] = xs.reduce((a, x) => a + x, 0) / xs.length
+    }
+    out.set(c.id, { perSeed, mean })
+  }
+  return out
+}
+
+interface Range {
+  lo: number
+  hi: number
+  n: number
+}
+
+function rangeOf(runs: CachedRun[], m: Metric): Range | null {
+  const xs = runs.map((r) => r.metrics[m]).filter((x): x is number => x !== undefined)
+  if (xs.length === 0) return null
+  return { lo: Math.min(...xs), hi: Math.max(...xs), n: xs.length }
+}
+
+/** The real range widened by half its width on each side. */
+function inside(r: Range, x: number): boolean {
+  const w = r.hi - r.lo
+  return x >= r.lo - w / 2 && x <= r.hi + w / 2
+}
+
+const LABEL: Record<Metric, string> = { p50: 'p50', p90: 'p90', p99: 'p99', p99_9: 'p99.9', timeSec: 'time (s)', sharePct: 'share (%)' }
+
+function direction(a: Range, b: Range): '+' | '-' | '=' {
+  if (b.lo > a.hi) return '+'
+  if (b.hi < a.lo) return '-'
+  return '='
+}
+
+function simDirection(a: number, b: number): '+' | '-' | '=' {
+  if (b > a * 1.1 && b - a > 1) return '+'
+  if (b < a / 1.1 && a - b > 1) return '-'
+  return '='
+}
+
+function report(sims: Map<string, SimCase>): void {
+  const real = new Map(cases.map((c) => [c.id, cached(c)]))
+  const clean = (id: string): CachedRun[] => (real.get(id) ?? []).filter((r) => !r.contaminated).slice(0, Math.max(REPEATS, 1) * 2)
+  const anyRun = [...real.values()].flat()[0]
+  const specs = hostSpecs()
+  const h = anyRun?.host
+  let commit = ''
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+  } catch {
+    // not a checkout
+  }
+  const L: string[] = []
+  L.push('# Fidelity against the real kernel of this machine', '')
+  L.push(`Generated by \`npm run fidelity:real\` (scripts/fidelity-real.mts) at commit ${commit || '?'} on ${new Date().toISOString().slice(0, 10)}. Real runs: \`schedlab real\` (src/real, docs/real-kernel.md); simulated runs: the same scenarios on \`"topology": "host"\` with \`"kernel": { "profile": "host" }\`.`, '')
+  L.push('## The host', '')
+  if (h) {
+    L.push(`- kernel ${h.kernel} (${String(h.version ?? '')}), ${h.cpus} CPUs (${String(h.model ?? '')}), HZ ${h.hz}, preempt=${h.preempt} (${String(h.preemptSource ?? '')}), autogroup ${h.autogroup ? 'on' : 'off'}`)
+    const ci = h.cpuidle as { driver?: string; governor?: string; states?: { name: string; exitLatencyUs: number }[] } | undefined
+    if (ci) L.push(`- cpuidle ${ci.driver ?? '-'} / ${ci.governor ?? '-'}: ${(ci.states ?? []).map((s) => `${s.name} (exit ${s.exitLatencyUs} us)`).join(', ')}`)
+  } else L.push('- no real run recorded yet')
+  if (specs.topology && specs.kernel) {
+    L.push(`- simulated as topology "host" (${specs.topology.clusters.map((c) => `${c.cpus} x capacity ${c.capacity}`).join(' + ')}) with kernel profile ${specs.kernel.profile}, HZ ${specs.kernel.hz}, preempt ${specs.kernel.preempt ?? 'default'}`)
+  }
+  L.push('')
+  L.push('## Method', '')
+  L.push(`- Each case is one scenario (scripts/fidelity-real/cases.ts). The load starts at once; cyclictest (\`-t1 -i 2777 --policy other\` unless the case says otherwise) starts ${WARMUP_US / 1e6} s later and measures for ${(DURATION_MS - WARMUP_US / 1000) / 1000} s.`)
+  L.push(`- Real: ${REPEATS} clean repeats per case, the cases taken round robin; a run starts only after the machine was quiet (others under 0.1 CPU for 2 s); a run is contaminated when processes that are not ours used more than 0.08 CPU-s per second of run (from /proc), and is repeated (at most ${MAX_ATTEMPTS} attempts per case and invocation) and set aside. Latency is from the trace (requested hrtimer expiry to sched_switch), as \`schedlab analyze\` reads it.`)
+  L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).`)
+  L.push('- "inside": the simulated value lies in the real range (min..max over the clean repeats) widened by half its width on each side.')
+  L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change, = otherwise.', '')
+
+  L.push('## Noise between repeats', '')
+  L.push('| case | metric | clean runs | min | max | max/min | set aside (foreign CPU-s) |', '|---|---|---|---|---|---|---|')
+  for (const c of cases) {
+    const runs = clean(c.id)
+    const aside = (real.get(c.id) ?? []).filter((r) => r.contaminated)
+    for (const m of metricsOf(c.kind)) {
+      const r = rangeOf(runs, m)
+      L.push(`| ${c.id} | ${LABEL[m]} | ${r?.n ?? 0} | ${r ? fmt(r.lo) : '-'} | ${r ? fmt(r.hi) : '-'} | ${r && r.lo > 0 ? `${(r.hi / r.lo).toFixed(2)}x` : '-'} | ${m === metricsOf(c.kind)[0] ? aside.map((a) => a.foreignCpuSec).join(', ') || '-' : ''} |`)
+    }
+  }
+  L.push('')
+
+  L.push('## Real beside simulated', '')
+  let cells = 0
+  let inCells = 0
+  for (const c of cases) {
+    const runs = clean(c.id)
+    const sim = sims.get(c.id)
+    L.push(`### ${c.id}: ${c.title}`, '')
+    if (c.reference) L.push(`Measured here earlier (reference/real-kernel.md): ${c.reference}.`)
+    if (c.simDurationMs && c.simDurationMs < DURATION_MS) L.push(`Simulated for ${c.simDurationMs / 1000} s per seed.`)
+    L.push('', '| metric | real range | simulated (seeds) | inside? |', '|---|---|---|---|')
+    for (const m of metricsOf(c.kind)) {
+      const r = rangeOf(runs, m)
+      const sv = sim?.mean[m]
+      const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
+      const ok = r && sv !== undefined ? inside(r, sv) : null
+      if (ok !== null) {
+        cells++
+        if (ok) inCells++
+      }
+      L.push(`| ${LABEL[m]} | ${r ? `${fmt(r.lo)} - ${fmt(r.hi)} (${r.n})` : 'not run'} | ${sv !== undefined ? `${fmt(sv)} (${seeds.map(fmt).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} |`)
+    }
+    const cc = runs.map((r) => r.crossCheckMaxDiffUs).filter((x): x is number => x !== undefined)
+    if (cc.length > 0) L.push('', `cyclictest's own histogram against the trace: within ${fmt(Math.max(...cc))} us at every percentile (worst of ${cc.length} runs).`)
+    L.push('')
+  }
+
+  L.push('## Effect directions', '')
+  L.push('| effect | metric | real A | real B | real | simulated A -> B | simulated | agree |', '|---|---|---|---|---|---|---|---|')
+  let dirs = 0
+  let agree = 0
+  let clear = 0
+  let clearAgree = 0
+  for (const e of EFFECTS) {
+    const ca = cases.find((c) => c.id === e.a)
+    const cb = cases.find((c) => c.id === e.b)
+    if (!ca || !cb) continue
+    for (const m of metricsOf(ca.kind)) {
+      const ra = rangeOf(clean(e.a), m)
+      const rb = rangeOf(clean(e.b), m)
+      const sa = sims.get(e.a)?.mean[m]
+      const sb = sims.get(e.b)?.mean[m]
+      if (!ra || !rb || sa === undefined || sb === undefined) continue
+      const rd = direction(ra, rb)
+      const sd = simDirection(sa, sb)
+      dirs++
+      if (rd === sd) agree++
+      if (rd !== '=') {
+        clear++
+        if (rd === sd) clearAgree++
+      }
+      L.push(`| ${e.what} (${e.a} -> ${e.b}) | ${LABEL[m]} | ${fmt(ra.lo)} - ${fmt(ra.hi)} | ${fmt(rb.lo)} - ${fmt(rb.hi)} | ${rd} | ${fmt(sa)} -> ${fmt(sb)} | ${sd} | ${rd === sd ? 'yes' : 'no'} |`)
+    }
+  }
+  L.push('')
+  L.push('## Summary', '')
+  L.push(`- ${inCells} of ${cells} cells: the simulated value is inside the real range widened by half.`)
+  L.push(`- ${agree} of ${dirs} effect directions agree (${clearAgree} of the ${clear} where the real effect is clear).`)
+  const total = [...real.values()].flat()
+  L.push(`- ${total.filter((r) => !r.contaminated).length} clean real runs, ${total.filter((r) => r.contaminated).length} set aside as contaminated.`)
+  L.push('')
+  writeFileSync(REPORT, L.join('\n'))
+  log(`wrote ${REPORT}: ${inCells}/${cells} inside, ${agree}/${dirs} directions agree`)
+}
+
+if (!opt['report-only']) await realPhase()
+if (!opt['real-only']) report(simPhase())

@@ -28,6 +28,7 @@ import { Prng } from '../src/sim/engine/prng'
 import { listPresets } from '../src/main/services/presets'
 import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
 import { answerOnPool } from './bench-answer'
+import { planReplicas } from '../src/sim/replicas'
 
 const SELF = fileURLToPath(import.meta.url)
 
@@ -223,7 +224,7 @@ async function main(): Promise<void> {
       row.publishedSamples = board.samples
       row.boardSec = r2(board.sec * s.variants.length)
       if (!noAnswer) {
-        const est = estimateAnswer(p.id, s, variants, board.sec, workers)
+        const est = estimateAnswer(s, variants, board.sec, workers)
         row.timeToAnswerEstimateSec = r2(est)
         if (!quick) {
           const a = await answerOnPool(presetScenario(p.id, s.publishedDurationMs), workers)
@@ -249,10 +250,13 @@ async function main(): Promise<void> {
  * its simToWall (hackbench setups: the measured run itself, which ends when hackbench does),
  * scheduled over the pool's workers.
  */
-function estimateAnswer(id: string, s: Scenario, variants: Record<string, number | string>[], boardSec: number, workers: number): number {
-  const jobs = variants.map((v) => (s.publishedDurationMs !== undefined ? boardSec / (v.simToWall as number) : (v.wallSec as number)))
-  void id
-  return makespan(jobs, workers)
+function estimateAnswer(s: Scenario, variants: Record<string, number | string>[], boardSec: number, workers: number): number {
+  if (s.publishedDurationMs === undefined) return makespan(variants.map((v) => v.wallSec as number), workers)
+  // as the pool runs them: long steady runs as replicas (their warm-ups included)
+  const plan = planReplicas({ ...s, durationMs: s.publishedDurationMs }, variants.length, workers)
+  const k = plan?.replicas ?? 1
+  const pieceSec = boardSec / k + (plan?.warmupMs ?? 0) / 1000
+  return makespan(variants.flatMap((v) => new Array<number>(k).fill(pieceSec / (v.simToWall as number))), workers)
 }
 
 function sum(rows: Record<string, number | string>[], key: string): number {

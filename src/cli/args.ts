@@ -33,6 +33,10 @@ export interface RunArgs {
   maxSeeds?: number
   /** --trace-format: ftrace text (default) or a Perfetto protobuf trace. */
   traceFormat: 'ftrace' | 'perfetto'
+  /** --jobs N: runs at once on the worker pool (1: in this process, one after the other). */
+  jobs?: number
+  /** --replicas K: split each run into K parallel replicas (1: never); default automatic. */
+  replicas?: number
 }
 
 export interface ExplainArgs {
@@ -105,7 +109,7 @@ export const USAGE = `usage: schedlab COMMAND [options]
   run SCENARIO [--variant NAME]... [--seed N] [--seeds N] [--duration-ms N]
                [--topology NAME] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
-               [--trace-format ftrace|perfetto]
+               [--trace-format ftrace|perfetto] [--jobs N] [--replicas K]
                [--max-events N] [--max-total-events N] [--memory-share F]
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
@@ -118,6 +122,10 @@ export const USAGE = `usage: schedlab COMMAND [options]
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
       --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
       the scheduler's decisions as annotations (open it at ui.perfetto.dev).
+      Long runs go to the worker pool (--jobs N at once; default one per CPU, 1 = in this
+      process); a long steady run takes idle workers as parallel replicas of duration/K, each
+      with its own seed and a discarded warm-up, merged into one result ("replicas": K;
+      --replicas K forces K, 1 never; docs/model.md).
       Limits (a scenario's "maxEvents" can lower the first, nothing in it can raise any):
       --max-events per run (default 200 million estimated events), --max-total-events per
       command over all its runs (default 4 billion), --memory-share of this machine's memory
@@ -181,7 +189,9 @@ const RUN_OPTIONS = {
   'per-seed': { type: 'boolean' },
   precision: { type: 'string' },
   'max-seeds': { type: 'string' },
-  'trace-format': { type: 'string' }
+  'trace-format': { type: 'string' },
+  jobs: { type: 'string' },
+  replicas: { type: 'string' }
 } as const
 
 const EXPLAIN_OPTIONS = {
@@ -281,7 +291,9 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     traceFormat: traceFormat(v['trace-format'] as string | undefined),
     perSeed: v['per-seed'] === true,
     precision: precisionOpt(v.precision as string | undefined),
-    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000)
+    maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000),
+    jobs: intOpt('jobs', v.jobs as string | undefined, 1, 256),
+    replicas: intOpt('replicas', v.replicas as string | undefined, 1, 256)
   }
 }
 

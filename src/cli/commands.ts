@@ -14,7 +14,9 @@ import { runFileStem, traceFileName } from '../trace/line-writer'
 import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
-import { cliLimits, submissionLimits } from '../main/services/limits'
+import { cliLimits, submissionLimits, type HostLimits } from '../main/services/limits'
+import { inProcessExecutor, poolExecutor, runAll, workerCount } from './executor'
+import { plansFor } from '../main/services/replica-runner'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 
@@ -86,10 +88,36 @@ export interface ExecuteOptions {
   /** Write a trace of each run into this directory: ftrace text, or Perfetto protobuf. */
   traceDir?: string
   traceFormat?: 'ftrace' | 'perfetto'
+  /** --jobs, --replicas and the limits (the worker pool's memory budget). */
+  jobs?: number
+  replicas?: number
+  limits?: HostLimits
 }
 
-/** Simulate the runs one after the other, with progress on stderr for runs longer than a second. */
+/** Below this much simulated time in all, runs stay in this process (a pool costs a worker start). */
+const POOL_MIN_TOTAL_MS = 10_000
+
+/**
+ * Simulate the runs: on the worker pool when they are long (long steady runs as parallel
+ * replicas when workers are idle), else one after the other here, with progress on stderr for
+ * runs longer than a second. Traces are always written here.
+ */
 export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: SimulateFn, opts: ExecuteOptions = {}): Promise<VariantResult[]> {
+  if (opts.traceDir === undefined) {
+    const workers = opts.jobs ?? workerCount()
+    const plans = plansFor(runs, simulate ? 1 : workers, opts.replicas)
+    const totalMs = runs.reduce((a, r) => a + r.scenario.durationMs, 0)
+    const pooled = !simulate && workers > 1 && (plans.some((p) => p) || (runs.length > 1 && totalMs >= POOL_MIN_TOTAL_MS))
+    if (pooled || plans.some((p) => p)) {
+      for (const [i, p] of plans.entries()) if (p) io.err(`${runs[i].variant}, seed ${runs[i].seed}: ${p.replicas} replicas of ${p.measureMs / 1000} s (+${p.warmupMs / 1000} s warm-up each)\n`)
+      const ex = pooled ? poolExecutor(workers, opts.limits) : inProcessExecutor(simulate)
+      try {
+        return await runAll(ex, runs, io, 'runs', plans)
+      } finally {
+        await ex.close()
+      }
+    }
+  }
   const sim = simulate ?? defaultSimulate
   const results: VariantResult[] = []
   runs.forEach((run, i) => {
@@ -169,6 +197,10 @@ export function runOutput(scenario: string, variants: VariantResult[]): RunOutpu
   return { scenario, variants, ...summarize(variants) }
 }
 
+function poolOptions(a: RunArgs): ExecuteOptions {
+  return { jobs: a.jobs, replicas: a.replicas, limits: cliLimits(a) }
+}
+
 export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
   let extra: { precision?: PrecisionReport } = {}
@@ -179,7 +211,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
     variants = p.results
     extra = { precision: p.report }
   } else {
-    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
+    variants = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : poolOptions(a))
   }
   const output = { ...runOutput(scenario.name, variants), ...extra }
   if (a.out) writeOut(a.out, scenario, output, io)
@@ -190,7 +222,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
 export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
   const names = [...new Set(runs.map((r) => r.variant))]
-  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : {})
+  const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : poolOptions(a))
   if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
   let c
   try {

@@ -7,6 +7,8 @@ import { WorkerPool } from '../main/services/worker-pool'
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { memoryBudgetBytes, resolveLimits, runMemoryOf, type HostLimits } from '../main/services/limits'
 import type { CliIo } from './io'
+import { submitRun } from '../main/services/replica-runner'
+import { mergeReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../sim/replicas'
 import { defaultSimulate, type SimulateFn } from './simulator'
 
 /**
@@ -16,7 +18,8 @@ import { defaultSimulate, type SimulateFn } from './simulator'
  */
 export interface Executor {
   readonly parallelism: number
-  submit(spec: RunSpec): PrecisionJob
+  /** One run; with a replica plan, as parallel replicas merged into one result (src/sim/replicas.ts). */
+  submit(spec: RunSpec, plan?: ReplicaPlan | null): PrecisionJob
   close(): Promise<void>
 }
 
@@ -39,8 +42,8 @@ export function poolExecutor(size = workerCount(), limits: HostLimits = resolveL
   })
   return {
     parallelism: pool.size,
-    submit(spec) {
-      const h = pool.submit(spec)
+    submit(spec, plan = null) {
+      const h = submitRun(pool, spec, plan)
       return {
         result: h.outcome.then((o) => {
           if (o.status === 'done') return o.result
@@ -59,9 +62,16 @@ export function inProcessExecutor(simulate: SimulateFn = defaultSimulate): Execu
   let chain: Promise<unknown> = Promise.resolve()
   return {
     parallelism: 1,
-    submit(spec) {
+    submit(spec, plan = null) {
       let canceled = false
-      const result = chain.then(() => (canceled ? null : simulate(spec.scenario, spec.variantIndex, spec.seed, { shouldStop: () => canceled })))
+      const one = (): VariantResult | null => {
+        if (canceled) return null
+        if (!plan) return simulate(spec.scenario, spec.variantIndex, spec.seed, { shouldStop: () => canceled })
+        const scenario = replicaScenario(spec.scenario, plan)
+        const parts = Array.from({ length: plan.replicas }, (_, j) => simulate(scenario, spec.variantIndex, replicaSeed(spec.seed, j), { shouldStop: () => canceled, warmupMs: plan.warmupMs }))
+        return canceled ? null : mergeReplicas(parts, plan)
+      }
+      const result = chain.then(one)
       chain = result.catch(() => undefined)
       return { result, cancel: () => (canceled = true) }
     },
@@ -76,11 +86,11 @@ export function makeExecutor(simulate?: SimulateFn, limits?: HostLimits): Execut
 }
 
 /** Run every spec, results in spec order; a line on stderr as each ends when the whole takes long. */
-export async function runAll(ex: Executor, specs: readonly RunSpec[], io: CliIo, what = 'runs'): Promise<VariantResult[]> {
+export async function runAll(ex: Executor, specs: readonly RunSpec[], io: CliIo, what = 'runs', plans?: readonly (ReplicaPlan | null)[]): Promise<VariantResult[]> {
   const started = io.now()
   let done = 0
   let lastPrint = 0
-  const jobs = specs.map((s) => ex.submit(s))
+  const jobs = specs.map((s, i) => ex.submit(s, plans?.[i] ?? null))
   return Promise.all(jobs.map(async (j, i) => {
     const r = await j.result
     if (!r) throw new Error(`${specs[i].variant}, seed ${specs[i].seed}: canceled`)

@@ -10,6 +10,8 @@ export interface SimHooks {
   shouldStop?(): boolean
   /** Called with the kernel before the run starts (the trace recorder attaches here). */
   configure?(k: Kernel): void
+  /** A replica's discarded warm-up (src/sim/replicas.ts). */
+  warmupMs?: number
 }
 
 export type SimulateFn = (scenario: Scenario, variantIndex: number, seed: number, hooks?: SimHooks) => VariantResult

@@ -35,6 +35,9 @@ export interface RunStats {
   wakeups: number
   /** Share of CPU time spent in modeled scheduler overhead (switches, IPIs, scans), percent over all CPUs. */
   sysPct: number
+  /** A replica's discarded warm-up (simulated before simulatedMs, not measured) and its events. */
+  warmupMs?: number
+  warmupEvents?: number
 }
 
 export interface WorkloadResult {
@@ -151,6 +154,8 @@ export interface VariantResult {
    * of all replicas, so intervals use them all. Absent means 1.
    */
   replicas?: number
+  /** With replicas: each one's own summary (seed, measured time, per-workload latency and time). */
+  replicaResults?: ReplicaSummary[]
   /** Additional counters (balance attempts, per-level migrations, ...). */
   counters?: Record<string, number>
   warnings?: string[]
@@ -165,6 +170,13 @@ export interface VariantResult {
   trace?: TraceSummary
   /** Real runs: the machine during this run (src/real). */
   host?: HostRecord
+}
+
+export interface ReplicaSummary {
+  seed: number
+  simulatedMs: number
+  warmupMs: number
+  workloads: { name: string; latencyUs: LatencySummary; timeSec?: number }[]
 }
 
 export type ResultSource = 'sim' | 'real' | 'trace'

@@ -20,6 +20,11 @@ export interface RunHooks {
   shouldStop?(): boolean
   /** Called after the kernel is built and before workloads start: install placement, probes. */
   configure?(k: Kernel): void
+  /**
+   * Simulate this long first and discard it (a replica's warm-up, src/sim/replicas.ts): the
+   * result measures the scenario's durationMs after it.
+   */
+  warmupMs?: number
 }
 
 export interface SimulationRun {
@@ -60,13 +65,20 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     coalesce: cfg.coalesce
   }
   for (const w of workloads) w.setup(host)
-  // every workload: tasks may be created later in the run (50 kB each)
-  k.latencyBatches = new LatencyBatches(workloads.map(() => true), durationNs)
+  const warmupNs = Math.max(0, Math.round((hooks.warmupMs ?? 0) * 1e6))
   const allDone = (): boolean => workloads.length > 0 && workloads.every((w) => w.done())
   const stop = (): boolean => allDone() || (hooks.shouldStop?.() ?? false)
-  const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, durationNs) : null
-  const end = k.runUntil(durationNs, stop, progress)
-  const result = collectResult(k, scenario, variantIndex, seed, workloads, host, end, performance.now() - wallStart)
+  const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, warmupNs + durationNs) : null
+  if (warmupNs > 0) {
+    k.runUntil(warmupNs, stop, progress)
+    k.resetStats()
+    k.placement.resetStats?.()
+    for (const w of workloads) w.resetStats?.(k.now)
+  }
+  // every workload: tasks may be created later in the run (50 kB each)
+  k.latencyBatches = new LatencyBatches(workloads.map(() => true), durationNs, warmupNs)
+  const end = k.runUntil(warmupNs + durationNs, stop, progress)
+  const result = collectResult(k, scenario, variantIndex, seed, workloads, host, end, performance.now() - wallStart, warmupNs)
   k.placement.report?.(result)
   return { kernel: k, workloads, result }
 }
@@ -75,9 +87,11 @@ const r3 = (x: number): number => Math.round(x * 1000) / 1000
 
 function collectResult(
   k: Kernel, scenario: Scenario, variantIndex: number, seed: number,
-  workloads: WorkloadInstance[], host: WorkloadHost, endNs: number, wallMs: number
+  workloads: WorkloadInstance[], host: WorkloadHost, endNs: number, wallMs: number, warmupNs = 0
 ): VariantResult {
-  const simNs = Math.max(1, endNs)
+  const measuredNs = endNs - warmupNs
+  const simNs = Math.max(1, measuredNs)
+  const execBase = k.sumExecBase
   const tasks: TaskResult[] = []
   const perWorkload = workloads.map(() => new LogHistogram())
   for (let t = 0; t < k.ntasks; t++) {
@@ -87,7 +101,7 @@ function collectResult(
     tasks.push({
       name: a.name,
       workload: workloads[a.workload]?.name ?? '',
-      cpuTimeMs: r3(k.sumExec[t] / 1e6),
+      cpuTimeMs: r3((k.sumExec[t] - (execBase !== null && t < execBase.length ? execBase[t] : 0)) / 1e6),
       latencyUs: h.summaryUs(),
       migrations: k.nrMigrations[t],
       contextSwitches: k.nrSwitches[t],
@@ -121,7 +135,8 @@ function collectResult(
     stats: {
       events: k.events,
       wallMs: Math.round(wallMs),
-      simulatedMs: r3(endNs / 1e6),
+      simulatedMs: r3(measuredNs / 1e6),
+      ...(warmupNs > 0 ? { warmupMs: r3(warmupNs / 1e6), warmupEvents: k.warmupEvents } : {}),
       contextSwitches: k.contextSwitches,
       migrations: k.migrations,
       wakeups: k.wakeups,

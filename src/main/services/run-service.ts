@@ -1,3 +1,5 @@
+import { plansFor, submitRun } from './replica-runner'
+import type { ReplicaPlan } from '../../sim/replicas'
 import type {
   ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
 } from '../../shared/ipc'
@@ -144,10 +146,11 @@ export class RunService {
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
     }
-    const submit = (spec: RunSpec, cell?: { index: number; label: string }): ActiveJob => {
+    const submit = (spec: RunSpec, cell?: { index: number; label: string }, plan: ReplicaPlan | null = null): ActiveJob => {
       const info: JobInfo = { jobId: `${id}:${run.jobs.length}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed, ...(cell ? { cell } : {}) }
       const job: ActiveJob = { info, progress: null, outcome: null, handle: null as unknown as JobHandle<VariantResult> }
-      job.handle = this.deps.pool.submit(spec, {
+      // a long steady run takes the pool's idle workers as parallel replicas (src/sim/replicas.ts)
+      job.handle = submitRun(this.deps.pool, spec, plan, {
         onProgress: (simNs, durationNs) => {
           job.progress = { jobId: info.jobId, simNs, durationNs }
           run.dirty.add(info.jobId)
@@ -169,7 +172,10 @@ export class RunService {
     if (sweep) {
       run.sweep = sweep
       for (const c of sweep.cells) for (const spec of c.specs) submit(spec, { index: c.index, label: c.label })
-    } else for (const spec of specs) submit(spec)
+    } else {
+      const plans = plansFor(specs, this.deps.pool.size)
+      specs.forEach((spec, i) => submit(spec, undefined, plans[i]))
+    }
     run.done = Promise.all(run.jobs.map((j) => j.done))
       .then(() => this.finish(run))
     return { ok: true, runId: id, jobs: run.jobs.map((j) => j.info) }

@@ -2,11 +2,12 @@
 import { serveJobs } from './worker-protocol'
 import { explainRun, perfettoRun, simulate, type RunSpec } from './sim-adapter'
 import type { WorkerJob } from './explain-service'
+import type { SimJob } from './replica-runner'
 
 serveJobs((payload, ctx) => {
   const job = payload as RunSpec | WorkerJob
   if ('job' in job && job.job === 'explain') return explainRun(job, ctx)
   if ('job' in job && job.job === 'perfetto') return perfettoRun(job, ctx)
-  const spec = job as RunSpec
-  return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop })
+  const spec = job as SimJob
+  return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop, warmupMs: spec.warmupMs })
 })

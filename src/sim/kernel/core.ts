@@ -1830,6 +1830,39 @@ export class Kernel implements TaskContext {
     }
   }
 
+  /** CPU time of each task when its counters were last reset (warm-up end), ns. */
+  sumExecBase: Float64Array | null = null
+  /** Events before the counters were last reset (a discarded warm-up). */
+  warmupEvents = 0
+
+  /**
+   * The end of a discarded warm-up: every counter and histogram the result reports starts
+   * again from zero (call right after runUntil, which brought the books up to date). The
+   * model's own state (vruntimes, PELT, queues) is untouched.
+   */
+  resetStats(): void {
+    this.warmupEvents += this.events
+    this.events = 0
+    this.contextSwitches = 0
+    this.nrInvoluntarySwitches = 0
+    this.nrIdleExits = 0
+    this.nrStopperRuns = 0
+    this.migrations = 0
+    this.wakeups = 0
+    this.nrDelayed = 0
+    this.nrDelayedPicked = 0
+    this.nrDelayedWoken = 0
+    if (this.fairServer) this.fairServer.nrBoosts = 0
+    for (const key of Object.keys(this.counters)) this.counters[key] = 0
+    this.nrSwitches.fill(0)
+    this.nrMigrations.fill(0)
+    this.nrWakeups.fill(0)
+    for (const h of this.latency) h.reset()
+    this.sumExecBase = this.sumExec.slice(0, this.ntasks)
+    this.busyNs.fill(0)
+    this.sysNs.fill(0)
+  }
+
   get allExited(): boolean {
     return this.liveTasks === 0
   }

@@ -577,9 +577,30 @@ export class FairSched implements Placement, LoadHooks {
   // ---- results ----------------------------------------------------------------------------------
 
   /** Add balancing metrics to a finished run's result. */
+  resetStats(): void {
+    this.wakeMigrations.fill(0)
+    this.lbMigrations.fill(0)
+    for (const sd of this.d.domains) {
+      sd.lbCount.fill(0)
+      sd.lbFailed.fill(0)
+      sd.lbGained.fill(0)
+      sd.albCount = 0
+      sd.albPushed = 0
+    }
+    this.idle.resetCounts()
+    for (let pd = 0; pd < this.freqResidencyNs.length; pd++) {
+      this.freqResidencyNs[pd].fill(0)
+      this.pdLastChange[pd] = this.k.now
+    }
+    this.statsFrom = this.k.now
+  }
+
+  /** Start of the measured part of the run (after a discarded warm-up). */
+  private statsFrom = 0
+
   report(result: VariantResult): void {
     const k = this.k
-    const simNs = Math.max(1, k.now)
+    const simNs = Math.max(1, k.now - this.statsFrom)
     const counters = (result.counters ??= {})
     this.levelNames.forEach((name, i) => {
       if (this.wakeMigrations[i]) counters[`migrations.wakeup.${name}`] = (counters[`migrations.wakeup.${name}`] ?? 0) + this.wakeMigrations[i]

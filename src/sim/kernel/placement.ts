@@ -8,6 +8,8 @@ import type { VariantResult } from '../../shared/result'
 import { WF_FORK } from './api'
 
 export interface Placement {
+  /** Forget the counters reported so far (the end of a discarded warm-up). */
+  resetStats?(): void
   /** select_task_rq() for a fair task: the CPU it is enqueued on. */
   selectTaskRq(p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number
   /**

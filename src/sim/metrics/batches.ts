@@ -19,8 +19,11 @@ export class LatencyBatches {
   readonly batchNs: number
   private readonly counts: (Float64Array | null)[]
 
-  /** `recording[w]`: whether workload w has tasks that record latency (others get no storage). */
-  constructor(recording: readonly boolean[], durationNs: number) {
+  /**
+   * `recording[w]`: whether workload w has tasks that record latency (others get no storage).
+   * The batches cover [originNs, originNs + durationNs) (origin: the end of a discarded warm-up).
+   */
+  constructor(recording: readonly boolean[], durationNs: number, readonly originNs = 0) {
     this.batchNs = Math.max(1, Math.ceil(durationNs / BATCH_COUNT))
     this.counts = recording.map((r) => (r ? new Float64Array(BATCH_COUNT * COARSE_BUCKETS) : null))
   }
@@ -29,7 +32,7 @@ export class LatencyBatches {
   record(w: number, bucket: number, nowNs: number): void {
     const c = w >= 0 && w < this.counts.length ? this.counts[w] : null
     if (c === null) return
-    let b = Math.floor(nowNs / this.batchNs)
+    let b = Math.floor((nowNs - this.originNs) / this.batchNs)
     if (b >= BATCH_COUNT) b = BATCH_COUNT - 1
     c[b * COARSE_BUCKETS + (bucket >> BATCH_SHIFT)]++
   }

@@ -32,6 +32,27 @@ export class LogHistogram {
     return b
   }
 
+  /** The histogram a result reports (its data and summary, in microseconds), to merge results. */
+  static fromUs(data: HistogramData | undefined, summary: LatencySummary): LogHistogram {
+    const h = new LogHistogram()
+    if (!data || summary.count === 0) return h
+    for (let i = 0; i < data.lowUs.length; i++) h.counts[bucketOf(Math.round(data.lowUs[i] * 1000))] += data.counts[i]
+    h.count = summary.count
+    h.sum = summary.avg * 1000 * summary.count
+    h.min = Math.round(summary.min * 1000)
+    h.max = Math.round(summary.max * 1000)
+    return h
+  }
+
+  /** Forget every sample (the end of a discarded warm-up). */
+  reset(): void {
+    this.counts.fill(0)
+    this.count = 0
+    this.sum = 0
+    this.min = Infinity
+    this.max = 0
+  }
+
   merge(o: LogHistogram): void {
     if (o.count === 0) return
     const c = this.counts

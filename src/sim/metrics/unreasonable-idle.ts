@@ -103,6 +103,11 @@ export class UnreasonableIdleDetector {
     for (let c = 0; c < this.idleSince.length; c++) this.cpuBusy(c, now, canRun)
   }
 
+  /** Forget the events counted so far (the end of a discarded warm-up). */
+  resetCounts(): void {
+    this.counts.fill(0)
+  }
+
   buckets(): UnreasonableIdleBuckets {
     return { '2.5-3ms': this.counts[0], '3-4ms': this.counts[1], '4ms+': this.counts[2] }
   }

@@ -51,6 +51,7 @@ class CyclictestThread implements TaskProgram {
 
 export function createCyclictest(spec: CyclictestWorkload, index: number): WorkloadInstance {
   const threads: CyclictestThread[] = []
+  const base = { cycles: 0, missed: 0 }
   return {
     name: spec.name,
     type: 'cyclictest',
@@ -67,12 +68,17 @@ export function createCyclictest(spec: CyclictestWorkload, index: number): Workl
         host.createTask({ ...commonAttrs(spec, index, `${spec.name}-${t}`, delayNs(spec)), cpus }, th, spec.startCpu)
       }
     },
+    resetStats(): void {
+      // cycles also count toward -l: keep them, report from here on
+      base.cycles = threads.reduce((n, t) => n + t.cycles, 0)
+      base.missed = threads.reduce((n, t) => n + t.missed, 0)
+    },
     done: () => spec.loops > 0 && threads.every((t) => t.finished),
     report(_host: WorkloadHost, out: WorkloadResult): void {
       out.extra = {
         ...out.extra,
-        cycles: threads.reduce((n, t) => n + t.cycles, 0),
-        missedPeriods: threads.reduce((n, t) => n + t.missed, 0)
+        cycles: threads.reduce((n, t) => n + t.cycles, 0) - base.cycles,
+        missedPeriods: threads.reduce((n, t) => n + t.missed, 0) - base.missed
       }
     }
   }

@@ -109,6 +109,8 @@ export class Bench {
   readonly roundTimes: number[] = []
   /** Coalesced operations found to wake or block when applied late (must stay 0; see hackbench-batch.ts). */
   coalesceFaults = 0
+  /** Rounds that began before this instant (a discarded warm-up) are not measured. */
+  measureFrom = 0
   readonly nextRound = new WaitQueue()
   round: Round
   workers = 0
@@ -140,7 +142,7 @@ export class Bench {
       this.nextRound.add(task)
       return 'wait'
     }
-    this.roundTimes.push(k.now - this.round.startNs)
+    if (this.round.startNs >= this.measureFrom) this.roundTimes.push(k.now - this.round.startNs)
     if (!this.spec.repeat) {
       this.finished = true
       return 'exit'
@@ -293,6 +295,11 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
       })
       bench.workers = spec.groups * spec.fds * 2
       bench.round.left = bench.workers
+    },
+    resetStats(nowNs: number): void {
+      if (!bench) return
+      bench.roundTimes.length = 0
+      bench.measureFrom = nowNs
     },
     done: () => bench?.finished ?? false,
     report(host: WorkloadHost, out: WorkloadResult): void {

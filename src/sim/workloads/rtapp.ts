@@ -452,6 +452,12 @@ export function createRtApp(spec: RtAppWorkload, index: number): WorkloadInstanc
         }
       }
     },
+    resetStats(): void {
+      for (const t of inst?.threads ?? []) {
+        t.iterations = 0
+        for (const st of Object.values(t.stats)) st.reset()
+      }
+    },
     done: () => !!inst && inst.threads.every((t) => t.finished),
     report(_host: WorkloadHost, out: WorkloadResult): void {
       if (!inst) return

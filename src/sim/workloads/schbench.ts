@@ -166,6 +166,10 @@ export function createSchbench(spec: SchbenchWorkload, index: number): WorkloadI
         }
       }
     },
+    resetStats(): void {
+      bench.requestLat.reset()
+      bench.requests = 0
+    },
     done: () => false,
     report(host: WorkloadHost, out: WorkloadResult): void {
       out.requestLatencyUs = bench.requestLat.summaryUs()

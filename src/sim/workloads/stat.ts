@@ -9,6 +9,13 @@ export class Stat {
   max = -Infinity
   sum = 0
 
+  reset(): void {
+    this.count = 0
+    this.min = Infinity
+    this.max = -Infinity
+    this.sum = 0
+  }
+
   add(v: number): void {
     this.count++
     this.sum += v

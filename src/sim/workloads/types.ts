@@ -42,4 +42,6 @@ export interface WorkloadInstance {
   done(): boolean
   /** Workload-level results beyond the latency aggregated over its tasks by the kernel. */
   report(host: WorkloadHost, out: WorkloadResult): void
+  /** Forget what was measured so far: the end of a discarded warm-up at `nowNs` (replicas). */
+  resetStats?(nowNs: number): void
 }

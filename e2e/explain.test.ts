@@ -2,7 +2,7 @@
  * End-to-end: from the results of the seed 002 preset (cyclictest-hackbench-dd-neglag-rb5),
  * one click on the cyclictest maximum opens the timeline at that sample with its explanation,
  * the same one `schedlab explain` gives; a second variant aligns below it; the window exports
- * as a Perfetto trace. Screenshots go to artifacts/ (and docs/screenshots/ for the README).
+ * as a Perfetto trace. Screenshots go to artifacts/ (README's docs/screenshots/timeline*.png are copies).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -13,7 +13,7 @@ import { ensureBuilt } from '../src/cli/serve'
 import { readPreset } from '../src/main/services/sim-adapter'
 import { explainSample } from '../src/sim/explain'
 import { expandRuns, parseScenario } from '../src/sim/scenario'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ROOT, startServe, type ServeProcess } from './host'
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
 import { ARTIFACTS, Workbench } from './workbench-ui'
 
 const missing = chromiumMissing()
@@ -85,8 +85,8 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
     expect(await panel.getAttribute('data-task')).toBe(cli.sample.task)
     expect(await page.getByTestId('explain-summary').textContent()).toBe(cli.summary)
     expect(await panel.locator('.explain-decisions li').evaluateAll((lis) => lis.map((l) => l.getAttribute('data-code')))).toEqual(cli.decisions.map((d) => d.code))
+    // README's docs/screenshots/timeline.png is a copy of this one
     await page.getByTestId('timeline-pane').screenshot({ path: join(ARTIFACTS, 'timeline.png') })
-    await page.getByTestId('timeline-pane').screenshot({ path: join(ROOT, 'docs', 'screenshots', 'timeline.png') })
 
     // zoom and pan by keyboard and wheel change the view, 0 fits again
     const canvas = timeline.locator('canvas')
@@ -117,7 +117,6 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
     const timeline = page.getByTestId('timeline')
     await expect.poll(() => timeline.getAttribute('data-rows'), { timeout: 120_000 }).toBe('2')
     await page.getByTestId('timeline-pane').screenshot({ path: join(ARTIFACTS, 'timeline-two-rows.png') })
-    await page.getByTestId('timeline-pane').screenshot({ path: join(ROOT, 'docs', 'screenshots', 'timeline-two-rows.png') })
 
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId('export-perfetto').click()])
     expect(download.suggestedFilename()).toMatch(/\.perfetto-trace$/)

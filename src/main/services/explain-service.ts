@@ -24,6 +24,9 @@ export class ExplainService {
 
   private async spec(runId: string, variant: string, seed: number): Promise<{ run: StoredRun; spec: RunSpec }> {
     const run = await this.getRun(runId)
+    if (run.source === 'real' || run.source === 'trace') {
+      throw new Error(`run ${runId} ${run.source === 'real' ? 'was measured on this machine\'s kernel' : 'is an imported trace'}: a real kernel records no scheduler decisions, so only simulated runs can be explained`)
+    }
     const parsed = scenarios.parse(run.scenarioText, run.scenarioFile)
     if (!parsed.ok) throw new Error(`the saved scenario of run ${runId} no longer parses: ${parsed.problem.message}`)
     const expanded = scenarios.expand(parsed.scenario, run.scenarioFile, [variant])
@@ -50,7 +53,11 @@ export class ExplainService {
     // a run saved by another version of the model is re-run by this one: say so if they differ
     const saved = run.results.find((r) => r.name === req.variant && r.seed === req.seed)
     const wl = saved?.workloads.find((w) => w.name === req.workload)
-    if (wl && (req.sample ?? 'max') === 'max' && Math.abs(wl.latencyUs.max - e.sample.latencyUs) > 0.0015) {
+    if (saved?.replicas) {
+      // a long steady run measured as K replicas of D/K (src/sim/replicas.ts): the explanation is
+      // of the one run of D with this seed, whose samples are not the replicas'
+      e.warning = `this run was measured as ${saved.replicas} parallel replicas; the explanation is of the single ${spec.scenario.durationMs} ms run with seed ${req.seed}, whose ${req.sample ?? 'max'} (${e.sample.latencyUs} us) is not the pooled figure`
+    } else if (wl && (req.sample ?? 'max') === 'max' && Math.abs(wl.latencyUs.max - e.sample.latencyUs) > 0.0015) {
       e.warning = `this run was saved by schedlab ${run.version}; re-run now, its maximum is ${e.sample.latencyUs} us, not the saved ${wl.latencyUs.max} us`
     }
     return e

@@ -10,8 +10,8 @@ import type { WaitQueue } from './sync'
  * may wake or block someone; that one is completed by the program's next step, exactly as in
  * the message-by-message mode (hackbench.ts Sender/Receiver, kernel.coalesce false).
  *
- * The operations inside a batch are applied lazily: a batch is registered on the channels it
- * touches, and whoever is about to look at such a channel first materializes the operations
+ * The operations inside a batch are applied lazily: every worker is known to the channels it
+ * uses, and whoever is about to look at such a channel first materializes the operations
  * the batch has completed by now (runOpsLeft), so every decision is taken on the state the
  * one-by-one run shows at that instant. What keeps the lazily applied operations silent:
  * - a write completes silently when its channel has no waiting reader or writer; a read when
@@ -38,16 +38,10 @@ export abstract class BatchWorker implements TaskProgram {
   protected n = 0
   /** Operations of the batch applied so far; operation applied+1 is in flight (begun). */
   protected applied = 0
-  private readonly on: Channel[] = []
-  /** By channel index: registered on it. */
-  private readonly regd: Uint8Array
-
   constructor(
     protected readonly bench: Bench,
     protected readonly w: number
-  ) {
-    this.regd = new Uint8Array(bench.spec.fds)
-  }
+  ) {}
 
   /** Channel of operation applied+1+d of the batch (d = 0: the one in flight, or the next). */
   protected abstract channelAt(d: number): Channel
@@ -102,11 +96,6 @@ export abstract class BatchWorker implements TaskProgram {
     const ch = this.channelAt(0)
     this.prepare(k, ch)
     this.complete(k)
-    for (const c of this.on) {
-      c.lazy.splice(c.lazy.indexOf(this), 1)
-      this.regd[c.index] = 0
-    }
-    this.on.length = 0
     this.n = 0
     this.applied = 0
   }
@@ -133,16 +122,13 @@ export abstract class BatchWorker implements TaskProgram {
     this.applyTo(k, done < this.n - 1 ? done : this.n - 1)
   }
 
-  protected register(ch: Channel): void {
-    if (this.regd[ch.index] !== 0) return
-    this.regd[ch.index] = 1
-    ch.lazy.push(this)
-    this.on.push(ch)
-  }
-
   /** Others' batches on ch, materialized. */
   protected syncOthers(k: TaskContext, ch: Channel): void {
-    for (const b of ch.lazy) if (b !== this) b.materialize(k)
+    const lazy = ch.lazy
+    for (let i = 0; i < lazy.length; i++) {
+      const b = lazy[i]
+      if (b !== this && b.n > 0) b.materialize(k)
+    }
   }
 
   /** Someone waits on ch: end the batch at its first operation there still to complete. */
@@ -172,10 +158,12 @@ export abstract class BatchWorker implements TaskProgram {
   }
 }
 
-/** How many offsets j in lo..hi are congruent to d modulo f (0 <= d < f). */
+/** How many offsets j in lo..hi (lo >= 0) are congruent to d modulo f (0 <= d < f). */
 function countOn(d: number, f: number, lo: number, hi: number): number {
-  const first = lo + ((((d - lo) % f) + f) % f)
-  return first > hi ? 0 : Math.floor((hi - first) / f) + 1
+  let r = (d - lo) % f
+  if (r < 0) r += f
+  const first = lo + r
+  return first > hi ? 0 : (((hi - first) / f) | 0) + 1
 }
 
 /** Writes `loops` rounds of one message to each receiver of its group, in receiver order. */
@@ -185,6 +173,8 @@ export class BatchSender extends BatchWorker {
 
   constructor(bench: Bench, private readonly group: Group, workNs: number) {
     super(bench, workNs)
+    // every channel it writes to knows it (a batch with nothing planned there does nothing)
+    for (const c of group.channels) c.lazy.push(this)
   }
 
   protected channelAt(d: number): Channel {
@@ -216,7 +206,6 @@ export class BatchSender extends BatchWorker {
   }
   protected plan(k: TaskContext, ch: Channel): number {
     ch.reserved++
-    this.register(ch)
     if (ch.committed + ch.reserved + ch.lazyWrites > ch.capacity) {
       // our write took room others' batches counted on
       for (const b of ch.lazy) if (b !== this && b.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity) break
@@ -235,8 +224,7 @@ export class BatchSender extends BatchWorker {
     }
     for (let d = 0; d < fds && d < n; d++) {
       const c = this.channelAt(d)
-      c.lazyWrites += countOn(d, fds, 0, n - 1) - (d === 0 ? 1 : 0)
-      this.register(c)
+      c.lazyWrites += (((n - 1 - d) / fds) | 0) + 1 - (d === 0 ? 1 : 0)
     }
     return n
   }
@@ -260,8 +248,9 @@ export class BatchSender extends BatchWorker {
     // the ones after them begin (offsets 1..m)
     for (let d = 0; d < fds && d <= m; d++) {
       const c = this.channelAt(d)
-      const done = countOn(d, fds, 0, m - 1)
-      const begun = countOn(d, fds, 1, m)
+      // offsets 0..m-1 and 1..m congruent to d
+      const done = d < m ? (((m - 1 - d) / fds) | 0) + 1 : 0
+      const begun = d === 0 ? (m / fds) | 0 : (((m - d) / fds) | 0) + 1
       c.committed += done
       c.reserved -= done
       if (begun > 0 && c.committed + c.reserved + begun > c.capacity) this.bench.coalesceFaults++
@@ -295,6 +284,7 @@ export class BatchReceiver extends BatchWorker {
 
   constructor(bench: Bench, private readonly ch: Channel, workNs: number) {
     super(bench, workNs)
+    ch.lazy.push(this)
   }
 
   protected channelAt(): Channel {
@@ -319,7 +309,6 @@ export class BatchReceiver extends BatchWorker {
     this.syncOthers(k, ch)
   }
   protected plan(_k: TaskContext, ch: Channel): number {
-    this.register(ch)
     if (!this.silent(ch)) return 1
     return Math.max(1, Math.min(MAX_BATCH, ch.committed, this.left()))
   }

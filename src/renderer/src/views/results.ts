@@ -154,7 +154,10 @@ export function createResultsView(ctx: ViewContext): TabView {
       run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null,
       tables.map((t) => seedsTable(labels, t, 0)))
     const explain = (t: Omit<ExplainTarget, 'seq'>) => ctx.actions.explain(t)
+    const simulated = run.source !== 'real' && run.source !== 'trace'
+    if (!simulated) tableBox.classList.add('no-explain')
     tableBox.addEventListener('click', (e) => {
+      if (!simulated) return
       const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
       const table = td?.closest('table[data-workload]') as HTMLElement | null
       if (!td || !table) return

@@ -150,13 +150,16 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
     await expect.poll(() => page.getByTestId('latency-chart').getAttribute('data-title')).toBe('Latency CDF (log y): cyclictest')
     await page.getByTestId('dist-view').selectOption('ccdf')
     await expect.poll(() => page.getByTestId('latency-chart').getAttribute('data-title')).toMatch(/^Latency tail/)
-    // drag a zoom box, then reset
-    const box = (await page.locator('[data-testid="latency-chart"] canvas').boundingBox())!
-    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3)
-    await page.mouse.down()
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6, { steps: 5 })
-    await page.mouse.up()
-    await expect.poll(() => page.getByTestId('latency-chart').getAttribute('data-zoomed')).toBe('true')
+    // drag a zoom box, then reset. A relayout of the page during the drag (the chart resized,
+    // its listeners re-bound) drops that drag, as it would a user's: drag again until zoomed.
+    await expect.poll(async () => {
+      const box = (await page.locator('[data-testid="latency-chart"] canvas').boundingBox())!
+      await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3)
+      await page.mouse.down()
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6, { steps: 5 })
+      await page.mouse.up()
+      return page.getByTestId('latency-chart').getAttribute('data-zoomed')
+    }, { timeout: 20_000 }).toBe('true')
     const reset = page.locator('.chart-card', { has: page.getByTestId('latency-chart') }).locator('[data-action="reset-zoom"]')
     expect(await reset.isVisible()).toBe(true)
     await reset.click()

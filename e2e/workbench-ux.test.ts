@@ -150,9 +150,11 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
     await expect.poll(() => page.getByTestId('latency-chart').getAttribute('data-title')).toBe('Latency CDF (log y): cyclictest')
     await page.getByTestId('dist-view').selectOption('ccdf')
     await expect.poll(() => page.getByTestId('latency-chart').getAttribute('data-title')).toMatch(/^Latency tail/)
-    // drag a zoom box, then reset. A relayout of the page during the drag (the chart resized,
-    // its listeners re-bound) drops that drag, as it would a user's: drag again until zoomed.
+    // drag a zoom box, then reset. The chart is below the fold at 1440x900: scroll it into view
+    // first, as a user does (mouse events outside the viewport reach nothing); a relayout during
+    // the drag drops it, as it would a user's: drag again until zoomed.
     await expect.poll(async () => {
+      await page.locator('[data-testid="latency-chart"] canvas').scrollIntoViewIfNeeded()
       const box = (await page.locator('[data-testid="latency-chart"] canvas').boundingBox())!
       await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3)
       await page.mouse.down()

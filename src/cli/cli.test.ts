@@ -268,7 +268,7 @@ describe('schedlab commands (on the simulator)', () => {
 describe('command line manners', () => {
   it('every subcommand answers --help with its own usage, on stdout, exit 0', async () => {
     // (serve prints its own usage, with its defaults, from its process: see serve-host tests.)
-    for (const cmd of ['run', 'compare', 'validate', 'explain', 'sweep', 'merge', 'patches', 'topologies', 'presets', 'real', 'analyze']) {
+    for (const cmd of ['run', 'compare', 'validate', 'explain', 'sweep', 'merge', 'patches', 'topologies', 'presets', 'real', 'analyze', 'calibrate']) {
       const io = memoryIo()
       expect(await runCli([cmd, '--help'], io), cmd).toBe(0)
       expect(io.stdout, cmd).toMatch(new RegExp(`usage: schedlab ${cmd}`))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import {
-  buildTables, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
+  buildTables, columnLabels, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
 } from './tables'
 import { exponential, syntheticResult } from '../stats/synthetic'
 import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
@@ -199,5 +199,19 @@ describe('wide text exports', () => {
     for (const l of labels) for (const word of l.split(' ')) expect(text).toContain(word)
     // a narrow table stays one block
     expect(tablesToText(labels.slice(0, 2).map((_, i) => `v${i}`), buildTables(cols.slice(0, 2).map((c, i) => ({ ...c, label: `v${i}` }))))).not.toMatch(/columns 1-/)
+  })
+})
+
+describe('column labels', () => {
+  it('tell runs of one scenario apart by what changed, not by the whole scenario name', () => {
+    const s = 'cyclictest + hackbench 1 group thread pipe, 8 ms / 16 ms slices (RB5)'
+    expect(columnLabels([
+      { variant: 'tip', runName: s }, { variant: 'v1', runName: s },
+      { variant: 'tip', runName: `${s} · ct slice 4 ms` }, { variant: 'v1', runName: `${s} · ct slice 4 ms` }
+    ])).toEqual(['tip [run 1]', 'v1 [run 1]', 'tip [ct slice 4 ms]', 'v1 [ct slice 4 ms]'])
+    // runs of different scenarios keep their names; a variant unique among the columns is its name
+    expect(columnLabels([{ variant: 'tip', runName: 'a' }, { variant: 'tip', runName: 'b · x' }, { variant: 'v2', runName: 'b · x' }])).toEqual(['tip [a]', 'tip [b · x]', 'v2'])
+    // the same run twice still gets distinct headers
+    expect(columnLabels([{ variant: 'tip', runName: 'a' }, { variant: 'tip', runName: 'a' }])).toEqual(['tip [run 1]', 'tip [run 1] #2'])
   })
 })

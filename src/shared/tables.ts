@@ -341,12 +341,22 @@ export function tablesToCsv(labels: readonly string[], tables: readonly Workload
 
 /**
  * Column headers for a comparison: the variant name when it is unique among the columns,
- * else the variant with its run's name.
+ * else the variant with what tells its run apart. Runs are named "scenario · what changed"
+ * (run-name.ts): runs of one scenario are told apart by what changed ("[ct slice 4 ms]"), the
+ * one with no change by its place among the runs ("[run 1]"), so 8 columns stay narrow.
  */
 export function columnLabels(cols: readonly { variant: string; runName: string }[]): string[] {
   const counts = new Map<string, number>()
   for (const c of cols) counts.set(c.variant, (counts.get(c.variant) ?? 0) + 1)
-  const labels = cols.map((c) => (counts.get(c.variant)! > 1 ? `${c.variant} [${c.runName}]` : c.variant))
+  const runs = [...new Set(cols.map((c) => c.runName))]
+  const scenarioOf = (name: string) => name.split(' · ')[0]
+  const oneScenario = new Set(runs.map(scenarioOf)).size === 1
+  const runTag = (name: string): string => {
+    if (!oneScenario) return name
+    const rest = name.slice(scenarioOf(name).length + 3)
+    return rest || `run ${runs.indexOf(name) + 1}`
+  }
+  const labels = cols.map((c) => (counts.get(c.variant)! > 1 ? `${c.variant} [${runTag(c.runName)}]` : c.variant))
   // Two runs with the same name and variant still need distinct headers.
   const seen = new Map<string, number>()
   return labels.map((l) => {

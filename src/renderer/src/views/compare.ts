@@ -5,6 +5,7 @@ import { workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
 import type { CompareColumnData, Comparison, TabView, ViewContext, WorkbenchState } from '../state'
 import { isMeasured, realVsSim } from '../../../shared/real-vs-sim'
+import type { SampleSelector } from '../../../shared/explain'
 import { shallowEqual } from '../store'
 import { chartTheme } from '../theme'
 import { ChartCard } from './chart-card'
@@ -165,6 +166,23 @@ export function createCompareView(ctx: ViewContext): TabView {
     }
     const dist = card(s.distribution.view === 'ccdf' ? 'latency-tail' : 'latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
     const pct = card('latency-percentiles', { height: 260 })
+    const tableBox = h('section', { class: 'card', 'data-testid': 'compare-table', 'data-transposed': String(turned) },
+      h('p', { class: 'hint' }, `Against ${labels[baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (\u2212) is worse'), '. Click a percentile or the max: its moment on the timeline, the baseline\'s below it.'),
+      tables.map((t) => (turn1(t) ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline))))
+    tableBox.addEventListener('click', (e) => {
+      const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
+      const table = td?.closest('table[data-workload]') as HTMLElement | null
+      const i = Number(td?.dataset.col)
+      const col = cols[i]
+      if (!td || !table || !col) return
+      // a measured run kept its timeline around each maximum only
+      if (isMeasured(variantResults(col.run.results, col.variant)) && td.dataset.explain !== 'max') return
+      const base = cols[baseline]
+      ctx.actions.explain({
+        run: col.run, variant: col.variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector,
+        ...(i !== baseline && base ? { alignWith: { runId: base.run.id, variant: base.variant } } : {})
+      })
+    })
 
     replace(el,
       h('header', { class: 'results-head' },
@@ -178,9 +196,7 @@ export function createCompareView(ctx: ViewContext): TabView {
             }, label))))),
       warning,
       h('div', { class: 'compare-tools' }, columnPick, metricPick, turn),
-      h('section', { class: 'card', 'data-testid': 'compare-table', 'data-transposed': String(turned) },
-        h('p', { class: 'hint' }, `Against ${labels[baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (−) is worse'), '.'),
-        tables.map((t) => (turn1(t) ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline)))),
+      tableBox,
       h('div', { class: 'chart-bar' },
         names.length > 1
           ? h('label', { class: 'workload-pick' }, 'Workload ',

@@ -1,6 +1,7 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
 import { parsePrecisionTarget } from '../stats/precision'
+import type { CalibrateArgs } from './calibrate'
 
 /** Bad command-line usage: exit code 2 with the message and the usage text. */
 export class UsageError extends Error {}
@@ -99,6 +100,7 @@ export type Command =
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | ({ cmd: 'real' } & RealArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
+  | ({ cmd: 'calibrate' } & CalibrateArgs)
   | { cmd: 'help' }
   | { cmd: 'version' }
 
@@ -161,6 +163,14 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
       measure them from a trace; --seeds N repeats each variant N times. Waits up to
       --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
+  calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --from RESULT.json | --published)
+            [--out FILE] [--json] [--check]
+      Fit the topology's costs (context switch, timer interrupt, hackbench write/read, cache
+      refill) and background noise so that simulated runs match measured ones: --real
+      measures this machine (cyclictest alone, hackbench alone; Linux, root), --from reads
+      such a measurement (calibrate --real saves it as FILE.real.json), --published uses the
+      seed threads' RB5 tables. Writes the calibrated topology file (--out) and prints each
+      figure measured and simulated with its residual; --check only prints the residuals.
   analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
@@ -431,6 +441,24 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }
+    case 'calibrate': {
+      const r = parse([...rest], { topology: { type: 'string' }, real: { type: 'boolean' }, from: { type: 'string' }, published: { type: 'boolean' }, seeds: { type: 'string' }, 'quiet-wait': { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' } }, 0, 'calibrate')
+      const v = r.values
+      if (!v.topology) throw new UsageError('calibrate: --topology NAME|FILE is required')
+      const sources = [v.real === true, v.from !== undefined, v.published === true].filter(Boolean).length
+      if (sources !== 1) throw new UsageError('calibrate: give exactly one of --real, --from RESULT.json, --published')
+      return {
+        cmd: 'calibrate',
+        topology: v.topology,
+        source: v.real ? 'real' : v.from !== undefined ? 'from' : 'published',
+        from: v.from,
+        seeds: intOpt('seeds', v.seeds, 1, 100),
+        quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
+        out: v.out,
+        json: v.json === true,
+        check: v.check === true
+      }
+    }
     case 'analyze': {
       const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
       return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }

@@ -5,6 +5,7 @@ import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
 import { hostCommand, realCommand } from './real'
 import { explainCommand } from './explain'
+import { calibrateCommand } from './calibrate'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 
@@ -42,6 +43,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await realCommand(c, io)
       case 'explain':
         return await explainCommand(c, io)
+      case 'calibrate':
+        return await calibrateCommand(c, io)
       case 'sweep':
         return await sweepCommand(c, io, simulate)
       case 'merge':

@@ -55,6 +55,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     ncpus: topo.cpus.length,
     capacities: topo.cpus.map((c) => c.capacityOrig),
     durationNs,
+    costs: cfg.costs,
     histogram: () => new LogHistogram(),
     cpuLatencyQos: (us) => {
       k.cpuLatencyQosNs = Math.min(k.cpuLatencyQosNs, Math.max(0, Math.round(us * 1000)))
@@ -62,9 +63,12 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     warn: (m) => {
       if (!k.warnings.includes(m)) k.warnings.push(m)
     },
+    at: (t, fn) => k.at(t, fn),
+    stallCpu: (cpu, ns) => k.stallCpu(cpu, ns),
     coalesce: cfg.coalesce
   }
   for (const w of workloads) w.setup(host)
+  k.wakeupLatency = workloads.map(() => new LogHistogram())
   const warmupNs = Math.max(0, Math.round((hooks.warmupMs ?? 0) * 1e6))
   const allDone = (): boolean => workloads.length > 0 && workloads.every((w) => w.done())
   const stop = (): boolean => allDone() || (hooks.shouldStop?.() ?? false)
@@ -118,6 +122,8 @@ function collectResult(
     }
     const batches = k.latencyBatches?.dataOf(i)
     if (batches) out.latencyBatches = batches
+    const wake = k.wakeupLatency?.[i]
+    if (wake && wake.count > 0) out.wakeupLatencyUs = wake.summaryUs()
     w.report(host, out)
     return out
   })

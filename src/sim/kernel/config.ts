@@ -33,6 +33,9 @@ export interface CostConfig {
   pushWorkNs: number
   /** One stopper run: switching to the stopper and back, detach and attach. */
   stopperWorkNs: number
+  /** Workload calibration: a hackbench write() / read() without its own writeUs / readUs. */
+  hackbenchWriteWorkNs: number
+  hackbenchReadWorkNs: number
 }
 
 /**
@@ -61,7 +64,9 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   balancePerCpuWorkNs: 60,
   balancePerTaskWorkNs: 100,
   pushWorkNs: 1000,
-  stopperWorkNs: 2000
+  stopperWorkNs: 2000,
+  hackbenchWriteWorkNs: 1200,
+  hackbenchReadWorkNs: 1200
 })
 
 /** Microsecond field of CostsSpec -> nanosecond field of CostConfig. */
@@ -76,7 +81,9 @@ const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
   ['balancePerCpuUs', 'balancePerCpuWorkNs'],
   ['balancePerTaskUs', 'balancePerTaskWorkNs'],
   ['pushUs', 'pushWorkNs'],
-  ['stopperUs', 'stopperWorkNs']
+  ['stopperUs', 'stopperWorkNs'],
+  ['hackbenchWriteUs', 'hackbenchWriteWorkNs'],
+  ['hackbenchReadUs', 'hackbenchReadWorkNs']
 ]
 
 export function resolveCosts(spec: CostsSpec | undefined): CostConfig {

@@ -133,6 +133,7 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
   ['wakeTs', Float64Array, -1],
+  ['ttwuAt', Float64Array, 0],
   ['nrCpusAllowed', Int32Array, 0],
   ['uclampMin', Int32Array, 0],
   ['uclampMax', Int32Array, 0],
@@ -212,6 +213,8 @@ export class Kernel implements TaskContext {
   timerGen!: Int32Array
   timerCpu!: Int32Array
   wakeTs!: Float64Array
+  /** When try_to_wake_up() ran for the task's last wakeup (its sched_waking). */
+  ttwuAt!: Float64Array
   // affinity: ncpus bytes per task
   allowed: Uint8Array
   nrCpusAllowed!: Int32Array
@@ -232,6 +235,8 @@ export class Kernel implements TaskContext {
   latency: LogHistogram[] = []
   /** Per-workload latency batches (set by simulate(); null in bare kernels). */
   latencyBatches: LatencyBatches | null = null
+  /** Per workload: latency from try_to_wake_up to running (null: not recorded). */
+  wakeupLatency: LogHistogram[] | null = null
   nrSwitches!: Float64Array
   nrMigrations!: Float64Array
   nrWakeups!: Float64Array
@@ -255,6 +260,9 @@ export class Kernel implements TaskContext {
   preemptPoint: Uint8Array
   /** The stopper waits for the kernel section it cannot preempt (preempt none/voluntary). */
   stopDeferred: Uint8Array
+  /** Until when each CPU executes nothing (a vCPU stall); anyStall: some stall happened. */
+  stallUntil: Float64Array
+  private anyStall = false
   mode: Uint8Array
   cpuRate: Float64Array
   segStart: Float64Array
@@ -383,6 +391,7 @@ export class Kernel implements TaskContext {
     this.needReschedLazy = new Uint8Array(c)
     this.preemptPoint = new Uint8Array(c)
     this.stopDeferred = new Uint8Array(c)
+    this.stallUntil = new Float64Array(c)
     this.mode = new Uint8Array(c)
     this.cpuRate = new Float64Array(c)
     this.segStart = new Float64Array(c)
@@ -947,6 +956,8 @@ export class Kernel implements TaskContext {
       if (a.recordLatency) {
         const b = this.latency[next].record(start - this.wakeTs[next])
         if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
+        // from try_to_wake_up (sched_waking), as the trace analyzer's wakeupLatencyUs
+        if (this.wakeupLatency !== null) this.wakeupLatency[a.workload]?.record(start - this.ttwuAt[next])
       }
       if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       this.wakeTs[next] = -1
@@ -1017,6 +1028,7 @@ export class Kernel implements TaskContext {
     this.timerGen[p]++
     this.state[p] = TASK_RUNNING
     this.wakeTs[p] = latencyFrom
+    this.ttwuAt[p] = this.now
     this.nrWakeups[p]++
     this.wakeups++
     const waker = this.stepping
@@ -1545,6 +1557,7 @@ export class Kernel implements TaskContext {
       if (!this.isLive(kind, target, gen)) continue
       this.now = t
       eq.clock = t
+      if (this.anyStall && this.deferWhileStalled(kind, target, gen)) continue
       this.events++
       this.dispatch(kind, target, gen)
       // like one interrupt handling every expired timer, all events of this instant are
@@ -1561,6 +1574,56 @@ export class Kernel implements TaskContext {
     if (eq.size === 0 || eq.peekTime() > endNs) this.now = Math.max(this.now, endNs)
     this.finish()
     return this.now
+  }
+
+  /**
+   * A vCPU stall: `cpu` executes nothing for `ns` from now (the host runs something else). Its
+   * task makes no progress, and its interrupts, IPIs, ticks and idle exits wait for the end.
+   */
+  stallCpu(cpu: number, ns: number): void {
+    const from = this.stallUntil[cpu] > this.now ? this.stallUntil[cpu] : this.now
+    this.stallUntil[cpu] = from + ns
+    this.anyStall = true
+    this.counters.vcpuStalls = (this.counters.vcpuStalls ?? 0) + 1
+    this.counters.vcpuStalledMs = (this.counters.vcpuStalledMs ?? 0) + ns / 1e6
+    const curr = this.curr[cpu]
+    if (this.mode[cpu] === CPU_BUSY && curr !== NIL) {
+      // steal time (PARAVIRT_TIME_ACCOUNTING): rq->clock_task skips it, the task is not charged
+      const prevThis = this.thisCpu
+      this.thisCpu = cpu
+      if (this.isFair(curr)) updateCurr(this, cpu)
+      else this.rt.updateCurr(cpu)
+      this.thisCpu = prevThis
+      this.execStart[curr] = this.stallUntil[cpu]
+      // wall time, like an interrupt that takes the CPU away from its task
+      if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
+      this.segStart[cpu] += ns
+      this.pendingStall[cpu] += ns
+    } else if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] < this.stallUntil[cpu]) {
+      this.wakeDoneAt[cpu] = this.stallUntil[cpu]
+    }
+  }
+
+  /** An event of a CPU in a vCPU stall is handled when the stall ends. */
+  private deferWhileStalled(kind: number, target: number, gen: number): boolean {
+    let cpu = -1
+    switch (kind) {
+      case EV_TICK: case EV_IPI: case EV_IDLE_EXIT: case EV_HRTICK: case EV_STOPPER: case EV_FAIR_SERVER:
+        cpu = target
+        break
+      case EV_TIMER: case EV_TIMER_IRQ:
+        cpu = this.timerCpu[target]
+        break
+      default:
+        return false
+    }
+    if (cpu < 0 || this.stallUntil[cpu] <= this.now) return false
+    // an event posted under a slot goes back under it, so that a re-arm still replaces it
+    const n = this.ncpus
+    const slot = kind === EV_TICK ? n + target : kind === EV_HRTICK ? 2 * n + target : kind === EV_FAIR_SERVER ? 3 * n + target : kind === EV_TIMER ? 4 * n + target : -1
+    if (slot >= 0) this.eq.pushKeyed(slot, this.stallUntil[cpu], kind, target, gen, this.now)
+    else this.eq.push(this.stallUntil[cpu], kind, target, gen)
+    return true
   }
 
   /** Stale events (cancelled by a generation bump) are dropped without counting. */
@@ -1674,7 +1737,9 @@ export class Kernel implements TaskContext {
     this.thisCpu = cpu
     this.schedulerTick(cpu)
     this.thisCpu = prevThis
-    this.eq.pushKeyed(this.ncpus + cpu, this.now + this.cfg.tickNs, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
+    // the next tick stays on the jiffy grid, also after one delivered late (a vCPU stall)
+    const tick = this.cfg.tickNs
+    this.eq.pushKeyed(this.ncpus + cpu, (Math.floor(this.now / tick) + 1) * tick, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
   }
 
   private onHrtick(cpu: number): void {
@@ -1860,6 +1925,7 @@ export class Kernel implements TaskContext {
     this.nrMigrations.fill(0)
     this.nrWakeups.fill(0)
     for (const h of this.latency) h.reset()
+    if (this.wakeupLatency !== null) for (const h of this.wakeupLatency) h.reset()
     this.sumExecBase = this.sumExec.slice(0, this.ntasks)
     this.busyNs.fill(0)
     this.sysNs.fill(0)

@@ -3,6 +3,7 @@ import { simulate, simulateDetailed } from '../index'
 import { quickScenario, scripted, testAttrs } from '../testing'
 import { DEFAULT_COSTS, resolveCosts } from './config'
 import { embedded18Spec } from './topologies'
+import { parseScenario } from '../scenario'
 import type { CostsSpec } from '../scenario/types'
 import type { WorkloadSpec } from '../scenario/types'
 
@@ -106,5 +107,21 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     const events = (v: number) => [1, 2, 3].reduce((n, seed) => n + Object.values(simulate(s, v, seed).unreasonableIdle.events).reduce((a, b) => a + b, 0), 0)
     expect(events(1)).toBeLessThan(events(0))
     expect(lbp.workloads[0].latencyUs.p99).toBeLessThan(base.workloads[0].latencyUs.p99)
+  })
+})
+
+describe('workload calibration in the topology (costs.hackbenchWriteUs / hackbenchReadUs)', () => {
+  const topo = (costs: CostsSpec) => ({ name: 't', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], costs })
+  const time = (costs: CostsSpec, own?: object): number => {
+    const s = parseScenario(JSON.stringify({ topology: topo(costs), durationMs: 5000, workloads: [{ type: 'hackbench', name: 'hb', groups: 1, loops: 100, ...own }] }), 'micro.json', {})
+    return simulate(s, 0, 1).workloads[0].timeSec as number
+  }
+  it('a hackbench without its own writeUs/readUs uses the topology calibration', () => {
+    const cheap = time({ hackbenchWriteUs: 0.5, hackbenchReadUs: 0.5 })
+    const dear = time({ hackbenchWriteUs: 5, hackbenchReadUs: 5 })
+    expect(dear).toBeGreaterThan(cheap * 2)
+  })
+  it('the workload\'s own writeUs/readUs win over the topology', () => {
+    expect(time({ hackbenchWriteUs: 5, hackbenchReadUs: 5 }, { writeUs: 0.5, readUs: 0.5 })).toBe(time({}, { writeUs: 0.5, readUs: 0.5 }))
   })
 })

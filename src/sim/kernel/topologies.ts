@@ -95,12 +95,12 @@ export function rb5Spec(): TopologySpec {
       'latency = entry + exit. capacity_orig = dmips x fmax normalised to 1024 (284/871/1024). OPP voltages ' +
       'are an estimate (linear 600-850 mV silver, 600-1000 mV gold, 650-1050 mV prime) giving power via the ' +
       'DPC formula. The cluster power-collapse domain state (exit 3264+6562 us, residency 9987 us) needs all ' +
-      '8 CPUs idle and is not modeled as a per-CPU state. Costs: calibrated so that a fair cyclictest on a ' +
-      'little core with the 50 us timer slack and WFI shows the ~56 us median latency of seed 002; the cache ' +
-      'refill after a switch (5 us at capacity 1024, 18 us on a little core) so that hackbench is sensitive to ' +
-      'its context switch count as the seed 000/001 hackbench tables show (conservatively: the model gains ' +
-      '4-8 % where the boards gained 11-30 %).',
-    costs: { contextSwitchUs: 0.6, timerIrqUs: 0.8, ipiUs: 2, coldSwitchUs: 5 },
+      '8 CPUs idle and is not modeled as a per-CPU state. Costs: fitted by `schedlab calibrate --topology rb5 ' +
+      '--published` to the seed tables (seed 000 hackbench 1 and 8 groups, process and thread, tip and v1; ' +
+      'seed 002 cyclictest p50 56 and p90 62 us): residuals -11..+27 % on hackbench (the model gains 6 % where ' +
+      'the boards gained 25-30 % at 8 groups), -3/+2 % on cyclictest.',
+    // derived with `schedlab calibrate --topology rb5 --published` (docs/model.md)
+    costs: { contextSwitchUs: 0.536, timerIrqUs: 3.16, ipiUs: 2, coldSwitchUs: 7.56, hackbenchWriteUs: 0.79, hackbenchReadUs: 0.79 },
     arch: 'arm64',
     clusters: [
       rb5Cluster('little', 4, 448, SM8250_SILVER_KHZ, 105, [600, 850], silverIdle),

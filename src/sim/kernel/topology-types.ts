@@ -69,6 +69,34 @@ export interface CostsSpec {
   pushUs?: number
   /** One stopper run (active balance), on the stopper's CPU; the moved task is attached at its end. */
   stopperUs?: number
+  /** Workload calibration: one hackbench write() / read() of CPU work at capacity 1024. */
+  hackbenchWriteUs?: number
+  hackbenchReadUs?: number
+}
+
+/**
+ * Background activity of a machine (the `noise` workload's parameters): what runs besides the
+ * workloads on a live system, so that a topology can carry its calibration. Times are means of
+ * exponential (lognormal for the kernel threads' sections and the stalls) distributions.
+ */
+export interface BackgroundNoiseSpec {
+  /** Per-CPU kernel threads (kworker-like) per CPU, their period and work (kernel code). */
+  perCpu?: number
+  perCpuPeriodUs?: number
+  perCpuRunUs?: number
+  /** Unbound user daemons, their period and work. */
+  daemons?: number
+  daemonPeriodUs?: number
+  daemonRunUs?: number
+  /** Unbound kernel threads with long unpreemptible sections (kdamond, kswapd), period, section. */
+  kthreads?: number
+  kthreadPeriodUs?: number
+  kthreadRunUs?: number
+  /** Spread (sigma of the log) of the kernel threads' sections and of the stalls. */
+  sigma?: number
+  /** vCPU stalls (a virtual machine's host runs something else): mean interval per CPU, 0 = none. */
+  stallPeriodUs?: number
+  stallUs?: number
 }
 
 export interface TopologySpec {
@@ -85,6 +113,11 @@ export interface TopologySpec {
   numaDistance?: number[][]
   /** Cost calibration for this hardware; the scenario's kernel.costs override it. */
   costs?: CostsSpec
+  /**
+   * The machine's background activity, added to every scenario on this topology as the
+   * workload "background" (unless the scenario has a noise workload or sets backgroundNoise false).
+   */
+  noise?: BackgroundNoiseSpec
   /**
    * Architecture (uname -m style: x86_64, arm64, riscv64, powerpc, ...): decides kernel defaults
    * that depend on the architecture's entry code (HRTICK in tip 2026). Default: unknown.

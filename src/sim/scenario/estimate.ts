@@ -216,7 +216,7 @@ function rtappEvents(spec: RtAppSpec, durUs: number): number {
 function hackbenchEvents(h: HackbenchWorkload, durUs: number, ncpus: number, coalesce: boolean): number {
   const messages = h.groups * h.fds * h.fds * h.loops
   const workers = 2 * h.groups * h.fds
-  const roundUs = (messages * (h.writeUs + h.readUs)) / Math.max(1, Math.min(ncpus, workers))
+  const roundUs = (messages * ((h.writeUs ?? 1.2) + (h.readUs ?? 1.2))) / Math.max(1, Math.min(ncpus, workers))
   const rounds = h.repeat ? durUs / Math.max(roundUs, 1) : Math.min(1, durUs / Math.max(roundUs, 1))
   // A write and a read each, plus the wakeups and switches of the blocked share (measured: ~4).
   const perMessage = coalesce ? HACKBENCH_EVENTS_PER_MESSAGE_COALESCED : HACKBENCH_EVENTS_PER_MESSAGE

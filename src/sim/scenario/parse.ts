@@ -9,13 +9,13 @@ import { lastEntry, readLenient, reservedKeys, toPlain, type JObject, type JValu
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
 import { formatPath, type JsonPath } from './paths'
 import { isFair, readRtApp, type RtAppContext } from './rtapp'
-import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
+import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, TOPOLOGY, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
 import { z } from 'zod'
 import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
 import type { KernelSpec, Scenario, SweepAxis, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
 import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
-import type { RtAppProps } from './workload-specs'
+import { NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
 
 export interface ParseOptions {
@@ -104,7 +104,8 @@ function baseName(file: string): string {
 function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: string, opts: ParseOptions): Scenario {
   let host: HostSpecs | undefined
   const hostSpecs = (): HostSpecs => (host ??= opts.host?.() ?? { unavailable: 'this program does not read the machine it runs on' })
-  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink, hostSpecs)
+  // a topology file named in the scenario is relative to it, one given with --topology to the working directory
+  const topology = resolveTopology(opts.topology ?? p.topology, opts.topology ? undefined : ['topology'], sink, hostSpecs, (path) => readTopologyFile(path, opts.topology ? CWD_FILE : file, opts))
   // With an unknown topology, keep checking the rest against the largest one allowed.
   const topo = buildTopology(topology ?? resolveTopologyName('smp-1024') as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }
@@ -137,7 +138,8 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   const enabled = (list: (WorkloadSpec | undefined)[], disabled: boolean[]): WorkloadSpec[] =>
     list.filter((w, i): w is WorkloadSpec => !!w && !disabled[i])
   const baseDisabled = p.workloads.map((w) => !!w?.disabled)
-  const workloads = enabled(base, baseDisabled)
+  const background = backgroundOf(topology, p, names)
+  const workloads = withBackground(enabled(base, baseDisabled), background)
   sink.throwIfAny()
 
   const variantWorkloads = p.variants.map((v, i) => {
@@ -162,7 +164,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
       list[idx] = normalizeWorkload(parsedW, name, idx, doc, sink, file, ctx, opts)
       disabled[idx] = !!parsedW.disabled
     }
-    return enabled(list, disabled)
+    return withBackground(enabled(list, disabled), background)
   })
   sink.throwIfAny()
 
@@ -243,6 +245,23 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   return s
 }
 
+/**
+ * The topology's background activity as a noise workload named "background" (the first free
+ * name), unless the scenario turns it off; null when the topology has none.
+ */
+function backgroundOf(topology: TopologySpec | undefined, p: ScenarioParsed, names: string[]): NoiseWorkload | null {
+  if (!topology?.noise || p.backgroundNoise === false) return null
+  let name = 'background'
+  for (let i = 2; names.includes(name); i++) name = `background-${i}`
+  return { type: 'noise', name, ...NOISE_DEFAULTS, ...topology.noise }
+}
+
+/** A workload list with the background appended, when it has no noise workload of its own. */
+function withBackground(list: WorkloadSpec[], background: NoiseWorkload | null): WorkloadSpec[] {
+  if (!background || list.some((w) => w.type === 'noise')) return list
+  return [...list, background]
+}
+
 /** Largest sweep grid (cells) accepted. */
 export const MAX_SWEEP_CELLS = 10000
 
@@ -258,10 +277,37 @@ function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink): SweepAxi
   return axes
 }
 
-function resolveTopology(t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink, host?: () => HostSpecs): TopologySpec | undefined {
+/** A stand-in "file" of the working directory, for paths given on the command line. */
+const CWD_FILE = './(command line)'
+
+/** A topology file (`schedlab calibrate` writes them): its spec, or why it cannot be used. */
+function readTopologyFile(path: string, from: string, opts: ParseOptions): TopologySpec | string {
+  if (!opts.readFile) return `topology file "${path}" cannot be read here (no file access); inline the topology object`
+  let loaded: { text: string; file: string }
+  try {
+    loaded = opts.readFile(path, from)
+  } catch (e) {
+    return `cannot read topology file "${path}": ${(e as Error).message}`
+  }
+  const doc = readLenient(loaded.text)
+  if (doc.errors.length > 0) return `${loaded.file}: ${doc.errors[0].message} (line ${doc.errors[0].line})`
+  const r = TOPOLOGY.safeParse(toPlain(doc.root))
+  if (!r.success || typeof r.data === 'string') {
+    const issue = r.success ? { path: [], message: 'a topology file holds a topology object' } : r.error.issues[0]
+    return `${loaded.file}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`
+  }
+  return r.data as TopologySpec
+}
+
+function resolveTopology(
+  t: ScenarioParsed['topology'], path: JsonPath | undefined, sink: IssueSink, host?: () => HostSpecs,
+  readFile?: (path: string) => TopologySpec | string
+): TopologySpec | undefined {
   if (typeof t === 'string') {
     const h = t === HOST && host ? host() : undefined
-    const r = h ? (h.topology ?? `"host" is this machine's topology, which only schedlab on Linux reads (${h.unavailable ?? 'not detected'})`) : resolveTopologyName(t)
+    const r = h
+      ? (h.topology ?? `"host" is this machine's topology, which only schedlab on Linux reads (${h.unavailable ?? 'not detected'})`)
+      : /\.jsonc?$/i.test(t) && readFile ? readFile(t) : resolveTopologyName(t)
     if (typeof r === 'string') {
       if (path) sink.error(path, r)
       else sink.issues.push({ path: '--topology', message: r })
@@ -490,7 +536,7 @@ export function importRtApp(text: string, file: string, opts: ImportOptions = {}
   checkRtAppRoot(root, [], sink)
   const topoName = opts.topology ?? DEFAULT_TOPOLOGY
   if (!opts.topology) sink.note(`plain rt-app file without --topology: running on ${DEFAULT_TOPOLOGY}`)
-  const topology = resolveTopology(topoName, undefined, sink, opts.host)
+  const topology = resolveTopology(topoName, undefined, sink, opts.host, (path) => readTopologyFile(path, CWD_FILE, opts))
   sink.throwIfAny()
   const topo = buildTopology(topology as TopologySpec)
   const ctx: RtAppContext = { ncpus: topo.cpus.length, capacities: topo.cpus.map((c) => c.capacityOrig) }

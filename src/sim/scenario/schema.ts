@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { KERNEL_PROFILES, PREEMPT_MODELS } from '../kernel/features'
 import { RTAPP_GLOBAL_INPUT, RTAPP_TASKS_INPUT } from './rtapp-schema'
+import { NOISE_DEFAULTS } from './workload-specs'
 
 /**
  * The scenario language: one zod source for validation (parse.ts), the JSON Schema the editor
@@ -75,8 +76,8 @@ export const HACKBENCH = z
     ipc: z.enum(['pipe', 'socket']).default('socket').meta(d('pipe (-p) or AF_UNIX stream socket pair (the default)')),
     mode: z.enum(['process', 'thread']).default('process').meta(d('Workers are processes (-P, default) or threads (-T)')),
     repeat: z.boolean().default(false).meta(d('Start the next round when one finishes, until the end of the run (a background load); timeSec is then the mean round time')),
-    writeUs: z.number().min(0).max(1000).default(1.2).meta(d('Model: CPU work of one write() at capacity 1024, microseconds')),
-    readUs: z.number().min(0).max(1000).default(1.2).meta(d('Model: CPU work of one read() at capacity 1024, microseconds')),
+    writeUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one write() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchWriteUs), else 1.2')),
+    readUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one read() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchReadUs), else 1.2')),
     pipeBufferBytes: z.number().int().min(4096).max(1 << 24).default(65536).meta(d('Pipe capacity: 16 pages of 4096 bytes; small writes share a page')),
     socketBufferBytes: z.number().int().min(4096).max(1 << 26).default(212992).meta(d('Socket send buffer (net.core.wmem_default); each message is charged its size + 576 bytes of skb overhead'))
   })
@@ -126,16 +127,35 @@ export const HOG = z
   })
   .meta({ title: 'hog', description: 'CPU-bound tasks that never sleep.' })
 
+const N = NOISE_DEFAULTS
+/** The background-noise parameters, shared by the noise workload and a topology's `noise`. */
+const NOISE_PARAMS = {
+  perCpu: z.number().int().min(0).max(64).meta(d(`Per-CPU kernel threads (kworker-like) on every CPU (or every CPU of \`cpus\`); their work is kernel code, not preempted under preempt none/voluntary. Default ${N.perCpu}`)),
+  perCpuPeriodUs: z.number().min(10).max(1e9).meta(d(`Mean time between activations of a per-CPU thread (exponential), microseconds. Default ${N.perCpuPeriodUs}`)),
+  perCpuRunUs: z.number().min(0).max(1e8).meta(d(`Mean work per activation of a per-CPU thread (exponential), microseconds at capacity 1024. Default ${N.perCpuRunUs}`)),
+  daemons: z.number().int().min(0).max(10000).meta(d(`Unbound daemon threads (user code). Default ${N.daemons}`)),
+  daemonPeriodUs: z.number().min(10).max(1e9).meta(d(`Mean time between activations of a daemon (exponential), microseconds. Default ${N.daemonPeriodUs}`)),
+  daemonRunUs: z.number().min(0).max(1e8).meta(d(`Mean work per daemon activation (exponential: a few run several times longer), microseconds at capacity 1024. Default ${N.daemonRunUs}`)),
+  kthreads: z.number().int().min(0).max(1000).meta(d(`Unbound kernel threads with long unpreemptible sections (kdamond, kswapd): under preempt none nothing preempts a section. Default ${N.kthreads}`)),
+  kthreadPeriodUs: z.number().min(10).max(1e9).meta(d(`Mean time between sections of such a thread (exponential), microseconds. Default ${N.kthreadPeriodUs}`)),
+  kthreadRunUs: z.number().min(0).max(1e8).meta(d(`Mean length of a section (lognormal, spread \`sigma\`), microseconds at capacity 1024. Default ${N.kthreadRunUs}`)),
+  sigma: z.number().min(0).max(4).meta(d(`Spread (sigma of the logarithm) of the kernel threads' sections and of the stalls; 0 = all equal to the mean. Default ${N.sigma}`)),
+  stallPeriodUs: z.number().min(0).max(1e10).meta(d(`vCPU stalls of a virtual machine: mean time between two stalls of one CPU (exponential), microseconds; 0 = none. During a stall the CPU executes nothing: its task, interrupts and wakeups wait. Default ${N.stallPeriodUs}`)),
+  stallUs: z.number().min(0).max(1e8).meta(d(`Mean length of a vCPU stall (lognormal, spread \`sigma\`), microseconds. Default ${N.stallUs}`))
+}
+const NOISE_FIELDS = Object.fromEntries(Object.entries(NOISE_PARAMS).map(([k, v]) => [k, v.default((N as Record<string, number>)[k])])) as {
+  [K in keyof typeof NOISE_PARAMS]: z.ZodDefault<(typeof NOISE_PARAMS)[K]>
+}
+/** A topology's background activity: the noise workload's parameters, each optional. */
+export const BACKGROUND_NOISE = z.strictObject(Object.fromEntries(Object.entries(NOISE_PARAMS).map(([k, v]) => [k, v.optional()])) as {
+  [K in keyof typeof NOISE_PARAMS]: z.ZodOptional<(typeof NOISE_PARAMS)[K]>
+}).meta(d('Background activity of this machine (the noise workload\'s parameters): added to every scenario on it as the workload "background"'))
+
 export const NOISE = z
   .strictObject({
     type: z.literal('noise'),
     ...COMMON_FIELDS,
-    perCpu: z.number().int().min(0).max(64).default(1).meta(d('Per-CPU bound threads (kworker-like) on every CPU (or every CPU of `cpus`)')),
-    perCpuPeriodUs: z.number().min(10).max(1e9).default(4000).meta(d('Mean time between activations of a per-CPU thread (exponential), microseconds')),
-    perCpuRunUs: z.number().min(0).max(1e8).default(30).meta(d('Mean work per activation of a per-CPU thread (exponential), microseconds at capacity 1024')),
-    daemons: z.number().int().min(0).max(10000).default(4).meta(d('Unbound daemon threads')),
-    daemonPeriodUs: z.number().min(10).max(1e9).default(100000).meta(d('Mean time between activations of a daemon (exponential), microseconds')),
-    daemonRunUs: z.number().min(0).max(1e8).default(800).meta(d('Mean work per daemon activation (exponential: a few run several times longer), microseconds at capacity 1024'))
+    ...NOISE_FIELDS
   })
   .meta({
     title: 'noise',
@@ -177,12 +197,14 @@ export const COSTS = z.strictObject({
   balancePerCpuUs: z.number().min(0).max(1000).optional().meta(d('Load balance, per runqueue read. Default 0.06')),
   balancePerTaskUs: z.number().min(0).max(1000).optional().meta(d('Load balance and active balance, per task examined. Default 0.1')),
   pushUs: z.number().min(0).max(1000).optional().meta(d('One fair push attempt (short-slice v2), on the pushing CPU. Default 1')),
-  stopperUs: z.number().min(0).max(1000).optional().meta(d('One stopper run (active balance), on its CPU. Default 2'))
+  stopperUs: z.number().min(0).max(1000).optional().meta(d('One stopper run (active balance), on its CPU. Default 2')),
+  hackbenchWriteUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: CPU work of one hackbench write() at capacity 1024, where a hackbench workload gives no writeUs. Default 1.2')),
+  hackbenchReadUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: CPU work of one hackbench read() at capacity 1024, where a hackbench workload gives no readUs. Default 1.2'))
 })
 
 export const TOPOLOGY = z
   .union([
-    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"; "host": this machine (online CPUs, capacities, LLCs, idle states; `schedlab topologies --host`)')),
+    z.string().min(1).meta(d('A topology preset name (`schedlab topologies`), e.g. "smp-8"; "host": this machine (online CPUs, capacities, LLCs, idle states; `schedlab topologies --host`); or a topology file (*.json, relative to the scenario: what `schedlab calibrate` writes)')),
     z.strictObject({
       name: z.string().min(1).meta(d('Topology name')),
       clusters: z.array(CLUSTER).min(1).max(256).meta(d('Clusters of identical CPUs, numbered in order')),
@@ -190,6 +212,7 @@ export const TOPOLOGY = z
       description: z.string().optional().meta(d('One-line description')),
       numaDistance: z.array(z.array(z.number().int().min(10).max(255))).optional().meta(d('NUMA node distances (SLIT, 10 = local), nodes x nodes. Default: 10 local, 20 remote')),
       costs: COSTS.optional().meta(d('Cost calibration of this hardware (the scenario\'s kernel.costs override it), microseconds')),
+      noise: BACKGROUND_NOISE.optional(),
       arch: z.string().min(1).max(32).optional().meta(d('Architecture, as uname -m prints it (x86_64, arm64, riscv64, ...): kernel defaults that depend on it, e.g. HRTICK in tip-2026'))
     })
   ])
@@ -270,6 +293,7 @@ export const SCENARIO = z
     seeds: z.number().int().min(1).max(1000).default(1).meta(d('Runs per variant, with seeds seed .. seed+seeds-1')),
     variants: z.array(VARIANT).min(1).max(64).default([{ name: 'base', patches: [], features: {} }]).meta(d('Kernels to compare. Default: one variant "base"')),
     workloads: z.array(WORKLOAD).min(1).max(256).meta(d('What runs')),
+    backgroundNoise: z.boolean().default(true).meta(d('Add the topology\'s background activity (its `noise`, if it has one) as the workload "background", unless a noise workload is given. Default true')),
     maxEvents: z.number().int().min(1000).max(1e12).default(DEFAULT_MAX_EVENTS).meta(d('Refuse runs whose estimated event count is larger; can lower the limit of the host (--max-events, the maxEventsPerRun setting), never raise it')),
     sweep: z
       .record(z.string().min(1).max(300), z.array(z.unknown()).min(1).max(1000))

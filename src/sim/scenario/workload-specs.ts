@@ -36,8 +36,9 @@ export interface HackbenchWorkload extends WorkloadCommon {
   /** Start a new round when one finishes, until the end of the run. */
   repeat: boolean
   /** CPU work of one write()/read() of a message at capacity 1024, microseconds. */
-  writeUs: number
-  readUs: number
+  /** Undefined: the topology's calibration (costs.hackbenchWriteUs / hackbenchReadUs). */
+  writeUs?: number
+  readUs?: number
   pipeBufferBytes: number
   socketBufferBytes: number
 }
@@ -134,4 +135,18 @@ export interface NoiseWorkload extends WorkloadCommon {
   daemons: number
   daemonPeriodUs: number
   daemonRunUs: number
+  kthreads: number
+  kthreadPeriodUs: number
+  kthreadRunUs: number
+  sigma: number
+  stallPeriodUs: number
+  stallUs: number
 }
+
+/** Defaults of the noise workload (and of a topology's background noise). */
+export const NOISE_DEFAULTS = Object.freeze({
+  perCpu: 1, perCpuPeriodUs: 4000, perCpuRunUs: 30,
+  daemons: 4, daemonPeriodUs: 100000, daemonRunUs: 800,
+  kthreads: 0, kthreadPeriodUs: 100000, kthreadRunUs: 500,
+  sigma: 1, stallPeriodUs: 0, stallUs: 0
+})

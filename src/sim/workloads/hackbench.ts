@@ -275,8 +275,9 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
     setup(host: WorkloadHost): void {
       bench = new Bench(spec, delayNs(spec))
       const extra = spec.mode === 'thread' ? THREAD_FDGET_US : 0
-      const writeNs = Math.round((spec.writeUs + extra) * US)
-      const readNs = Math.round((spec.readUs + extra) * US)
+      // the workload's own costs, else the topology's calibration of this machine
+      const writeNs = Math.round(spec.writeUs !== undefined ? (spec.writeUs + extra) * US : host.costs.hackbenchWriteWorkNs + extra * US)
+      const readNs = Math.round(spec.readUs !== undefined ? (spec.readUs + extra) * US : host.costs.hackbenchReadWorkNs + extra * US)
       const kind = spec.mode === 'thread' ? 't' : 'p'
       bench.groups.forEach((g, gi) => {
         // Receivers first, as hackbench creates them before the senders of a group.

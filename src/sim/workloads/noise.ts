@@ -6,15 +6,24 @@ import { commonAttrs, delayNs } from './common'
 /**
  * Background activity of a live system. Real boards run kworkers, RCU and softirq threads,
  * timers and daemons; the tails the seeds publish for "cyclictest alone" come from them.
- * Each thread alternates an exponentially distributed sleep and an exponentially distributed
- * burst of work (drawn from the run's seeded PRNG, so seeds give different but reproducible
- * noise). Per-CPU threads are pinned like kworkers; daemons are unbound. Their own latencies
+ * - per-CPU kernel threads (kworker-like): frequent short bursts of kernel code, pinned;
+ * - unbound daemons: rarer, longer bursts of user code;
+ * - unbound kernel threads with long unpreemptible sections (kdamond, kswapd): nothing
+ *   preempts a section under preempt none/voluntary;
+ * - vCPU stalls (a virtual machine's host runs something else): the CPU executes nothing.
+ * Sleeps and bursts are exponential, sections and stalls lognormal (spread `sigma`), drawn from
+ * the run's seeded PRNG, so seeds give different but reproducible noise. Their own latencies
  * are not part of any measured distribution.
  */
 class NoiseThread implements TaskProgram {
   private working = false
   /** `kernel`: a kernel thread, whose work is kernel code (not preempted under preempt none). */
-  constructor(private readonly meanSleepNs: number, private readonly meanRunNs: number, private readonly kernel: boolean) {}
+  constructor(
+    private readonly meanSleepNs: number,
+    private readonly meanRunNs: number,
+    private readonly kernel: boolean,
+    private readonly sigma = -1
+  ) {}
 
   step(task: number, k: TaskContext): void {
     if (this.working) {
@@ -23,7 +32,8 @@ class NoiseThread implements TaskProgram {
       return
     }
     this.working = true
-    const work = Math.max(1000, Math.round(exponential(k) * this.meanRunNs))
+    const draw = this.sigma >= 0 ? lognormal(k, this.sigma) : exponential(k)
+    const work = Math.max(1000, Math.round(draw * this.meanRunNs))
     if (this.kernel) k.runKernel(task, work)
     else k.run(task, work)
   }
@@ -31,6 +41,15 @@ class NoiseThread implements TaskProgram {
 
 function exponential(k: TaskContext): number {
   return -Math.log(1 - k.random())
+}
+
+/** A lognormal draw of mean 1 and log-spread sigma (Box-Muller). */
+function lognormal(k: TaskContext, sigma: number): number {
+  if (sigma === 0) return 1
+  const u = 1 - k.random()
+  const v = k.random()
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
+  return Math.exp(sigma * z - (sigma * sigma) / 2)
 }
 
 export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstance {
@@ -49,6 +68,22 @@ export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstanc
       for (let i = 0; i < spec.daemons; i++) {
         const attrs = { ...commonAttrs(spec, index, `${spec.name}-daemon-${i}`, start), recordLatency: false }
         host.createTask(attrs, new NoiseThread(spec.daemonPeriodUs * 1000, spec.daemonRunUs * 1000, false))
+      }
+      for (let i = 0; i < (spec.kthreads ?? 0); i++) {
+        const attrs = { ...commonAttrs(spec, index, `kthread-${i}`, start), recordLatency: false, kthread: true }
+        host.createTask(attrs, new NoiseThread(spec.kthreadPeriodUs * 1000, spec.kthreadRunUs * 1000, true, spec.sigma ?? 1))
+      }
+      if ((spec.stallPeriodUs ?? 0) > 0 && (spec.stallUs ?? 0) > 0) {
+        const k = host.ctx
+        for (const cpu of cpus) {
+          const next = (t: number): void => {
+            host.at(t, () => {
+              host.stallCpu(cpu, Math.max(1, Math.round(lognormal(k, spec.sigma ?? 1) * spec.stallUs * 1000)))
+              next(t + Math.max(1000, Math.round(exponential(k) * spec.stallPeriodUs * 1000)))
+            })
+          }
+          next(start + Math.round(exponential(k) * spec.stallPeriodUs * 1000))
+        }
       }
     },
     done: () => false,

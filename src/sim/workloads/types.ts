@@ -1,6 +1,7 @@
 import type { TaskAttrs, TaskContext, TaskProgram } from '../kernel/api'
 import type { LogHistogram } from '../metrics/histogram'
 import type { WorkloadResult } from '../../shared/result'
+import type { CostConfig } from '../kernel/config'
 
 /**
  * What the simulation offers a workload while it sets itself up and reports: task creation
@@ -17,6 +18,8 @@ export interface WorkloadHost {
   /** capacity_orig of each CPU. */
   readonly capacities: readonly number[]
   readonly durationNs: number
+  /** The run's modeled costs (topology calibration, then kernel.costs): workload calibration. */
+  readonly costs: Readonly<CostConfig>
   /** A fresh histogram for workload-specific latencies (recorded in ns). */
   histogram(): LogHistogram
   /**
@@ -26,6 +29,10 @@ export interface WorkloadHost {
   cpuLatencyQos(maxExitLatencyUs: number): void
   /** Add a warning to the run's result (unsupported key, approximation made, ...). */
   warn(message: string): void
+  /** Run `fn` at simulated time `atNs`, in no CPU's context (workload-level timers). */
+  at(atNs: number, fn: () => void): void
+  /** A vCPU stall: cpu executes nothing for `ns` from now (its task, interrupts, wakeups wait). */
+  stallCpu(cpu: number, ns: number): void
   /**
    * kernel.coalesce: run operations that wake and block no one as one run of their summed
    * work (false: one by one, the validation mode).

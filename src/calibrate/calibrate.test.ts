@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { fit, lossOf } from './fit'
+import { noiseClass, noiseFromReal } from './noise'
+import { applyParams } from './suites'
+import type { VariantResult } from '../shared/result'
+
+describe('calibrate: the fit', () => {
+  it('recovers the parameters of a known linear model within the rounding', () => {
+    // two figures made of two costs: a = 2x + y, b = x + 3y, measured with x = 1.7, y = 0.45
+    const targets = [{ name: 'a', real: 2 * 1.7 + 0.45 }, { name: 'b', real: 1.7 + 3 * 0.45 }]
+    const r = fit([{ name: 'x', init: 1, min: 0.01, max: 100 }, { name: 'y', init: 1, min: 0.01, max: 100 }], targets, (p) => [2 * p.x + p.y, p.x + 3 * p.y])
+    expect(Math.abs(r.params.x / 1.7 - 1)).toBeLessThan(0.06)
+    expect(Math.abs(r.params.y / 0.45 - 1)).toBeLessThan(0.06)
+    for (const x of r.residuals) expect(Math.abs(x.error)).toBeLessThan(0.05)
+    expect(r.loss).toBeLessThan(lossOf(targets, [3, 4]))
+  })
+  it('keeps parameters in their bounds', () => {
+    const r = fit([{ name: 'x', init: 5, min: 1, max: 10 }], [{ name: 'a', real: 0.1 }], (p) => [p.x])
+    expect(r.params.x).toBe(1)
+    expect(r.residuals[0].error).toBeCloseTo(9, 5)
+  })
+})
+
+describe('calibrate: the background noise of a real trace', () => {
+  it('classes tasks by comm: per-CPU kernel threads, unbound kernel threads, daemons', () => {
+    expect(noiseClass('kworker/1:2')).toBe('perCpu')
+    expect(noiseClass('ksoftirqd/0')).toBe('perCpu')
+    expect(noiseClass('kworker/u8:3')).toBe('kthread')
+    expect(noiseClass('kdamond.0')).toBe('kthread')
+    expect(noiseClass('systemd-journal')).toBe('daemon')
+  })
+  it('turns their activations and CPU time into noise parameters', () => {
+    const task = (name: string, comm: string, workload: string, cpuTimeMs: number, contextSwitches: number) =>
+      ({ name, comm, workload, cpuTimeMs, contextSwitches, latencyUs: {} as never, migrations: 0, wakeups: 0, lastCpu: 0 })
+    const run = {
+      name: 'cyclictest alone', seed: 0, stats: { simulatedMs: 10_000 } as never, cpus: [], workloads: [], unreasonableIdle: {} as never,
+      tasks: [
+        task('cyclictest-10', 'cyclictest', 'cyclictest', 20, 3600),
+        task('kworker/0:1-20', 'kworker/0:1', 'kworker', 10, 1000),
+        task('kworker/1:1-21', 'kworker/1:1', 'kworker', 10, 1000),
+        task('kdamond.0-30', 'kdamond.0', 'kdamond', 50, 100),
+        task('sshd-40', 'sshd', 'sshd', 8, 10)
+      ]
+    } as unknown as VariantResult
+    const r = noiseFromReal([run], ['cyclictest'], 2)
+    // 2000 activations in 10 s on 2 CPUs: 100/s per CPU, 10 us each
+    expect(r.noise).toMatchObject({ perCpu: 1, perCpuPeriodUs: 10_000, perCpuRunUs: 10, kthreads: 1, kthreadPeriodUs: 100_000, kthreadRunUs: 500, daemons: 1, daemonPeriodUs: 1e6, daemonRunUs: 800 })
+  })
+})
+
+describe('calibrate: applying a fit to a topology', () => {
+  it('sets the costs and noise it fitted, hackbench read as write, and keeps the rest', () => {
+    const t = applyParams({ name: 't', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], costs: { ipiUs: 3 }, noise: { perCpu: 1 } },
+      { contextSwitchUs: 1.5, hackbenchUs: 0.7, stallUs: 90 })
+    expect(t.costs).toEqual({ ipiUs: 3, contextSwitchUs: 1.5, hackbenchWriteUs: 0.7, hackbenchReadUs: 0.7 })
+    expect(t.noise).toEqual({ perCpu: 1, stallUs: 90 })
+  })
+})
+
+describe('topology files (what calibrate writes)', () => {
+  it('a scenario may name a topology file, read relative to it', async () => {
+    const { parseScenario } = await import('../sim/scenario')
+    const files: Record<string, string> = { 'dir/host-cal.json': JSON.stringify({ name: 'host', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], costs: { contextSwitchUs: 1.1 } }) }
+    const readFile = (path: string, from: string) => {
+      const full = `${from.split('/').slice(0, -1).join('/')}/${path}`
+      if (!(full in files)) throw new Error('no such file')
+      return { text: files[full], file: path }
+    }
+    const s = parseScenario(JSON.stringify({ topology: 'host-cal.json', workloads: [{ type: 'hog' }] }), 'dir/s.json', { readFile })
+    expect(s.topology.costs).toEqual({ contextSwitchUs: 1.1 })
+    expect(() => parseScenario(JSON.stringify({ topology: 'nope.json', workloads: [{ type: 'hog' }] }), 'dir/s.json', { readFile })).toThrow(/topology.*cannot read topology file "nope.json"/s)
+  })
+})
+
+describe('schedlab calibrate: arguments', () => {
+  it('needs a topology and exactly one source', async () => {
+    const { parseArgs } = await import('../cli/args')
+    expect(() => parseArgs(['calibrate', '--published'])).toThrow(/--topology/)
+    expect(() => parseArgs(['calibrate', '--topology', 'rb5'])).toThrow(/exactly one of/)
+    expect(() => parseArgs(['calibrate', '--topology', 'rb5', '--real', '--published'])).toThrow(/exactly one of/)
+    expect(parseArgs(['calibrate', '--topology', 'host', '--from', 'r.json', '--out', 'h.json'])).toMatchObject({ cmd: 'calibrate', topology: 'host', source: 'from', from: 'r.json', out: 'h.json' })
+  })
+})

@@ -1,0 +1,180 @@
+/**
+ * Calibration suites: what `schedlab calibrate` measures (or reads from a published table), how
+ * the same figure is read from a simulated run, and which topology parameters it fits.
+ *
+ * - "real": this machine. One scenario, two variants (cyclictest alone, hackbench alone), run
+ *   for real by src/real and simulated on the topology being calibrated. Fits the context
+ *   switch, the timer interrupt (timer delivery), hackbench's write/read work and the cache
+ *   refill; the background noise (kernel threads, daemons) is read from the real trace's
+ *   foreign tasks and the vCPU stalls are fitted to the lone cyclictest's tail.
+ * - "published": the RB5 of the seed threads, from their tables (seed 000's hackbench
+ *   baseline and patched times, seed 002's cyclictest median and p90).
+ */
+import type { VariantResult } from '../shared/result'
+import type { BackgroundNoiseSpec, CostsSpec, TopologySpec } from '../sim/kernel/topology-types'
+import type { FitParam } from './fit'
+
+export interface Metric {
+  name: string
+  /** The variant (of the suite's scenario) the figure comes from. */
+  variant: string
+  read(r: VariantResult): number
+  weight?: number
+  /** A published value (suites without real runs). */
+  published?: number
+  source?: string
+}
+
+export interface SuiteScenario {
+  /** The scenario text's object (topology filled in by the caller). */
+  scenario: Record<string, unknown>
+  metrics: Metric[]
+  /** Simulated duration per variant when it differs from the scenario's (real) one. */
+  simDurationMs?: Record<string, number>
+}
+
+export interface Suite {
+  name: string
+  description: string
+  /** Scenarios of the suite, for one topology spec. */
+  scenarios(topology: TopologySpec): SuiteScenario[]
+  params: FitParam[]
+  /** The topology with a parameter vector applied. */
+  apply(topology: TopologySpec, params: Record<string, number>): TopologySpec
+  /** Simulated seeds per variant in each evaluation. */
+  seeds: number
+}
+
+const COST_PARAMS = ['contextSwitchUs', 'timerIrqUs', 'coldSwitchUs'] as const
+const NOISE_PARAMS = ['stallPeriodUs', 'stallUs'] as const
+
+/** Costs and noise of a parameter vector on top of a topology; hackbench's read costs its write. */
+export function applyParams(topology: TopologySpec, params: Record<string, number>): TopologySpec {
+  const costs: CostsSpec = { ...(topology.costs ?? {}) }
+  for (const k of COST_PARAMS) if (params[k] !== undefined) costs[k] = params[k]
+  if (params.hackbenchUs !== undefined) {
+    costs.hackbenchWriteUs = params.hackbenchUs
+    costs.hackbenchReadUs = params.hackbenchUs
+  }
+  let noise: BackgroundNoiseSpec | undefined = topology.noise
+  if (NOISE_PARAMS.some((k) => params[k] !== undefined)) {
+    noise = { ...(noise ?? {}) }
+    for (const k of NOISE_PARAMS) if (params[k] !== undefined) noise[k] = params[k]
+  }
+  return { ...topology, costs, ...(noise ? { noise } : {}) }
+}
+
+const workload = (r: VariantResult, name: string) => {
+  const w = r.workloads.find((x) => x.name === name)
+  if (!w) throw new Error(`no workload ${name} in the result of ${r.name}`)
+  return w
+}
+
+/** Switch-ins of a workload's tasks per hackbench round. */
+function switchesPerRound(r: VariantResult, name: string): number {
+  const n = r.tasks.filter((t) => t.workload === name).reduce((a, t) => a + (t.contextSwitches ?? 0), 0)
+  const rounds = workload(r, name).extra?.rounds ?? 0
+  return rounds > 0 ? n / rounds : NaN
+}
+
+/** This machine: cyclictest alone and hackbench alone, measured for real. */
+export const REAL_SUITE: Suite = {
+  name: 'real',
+  description: 'cyclictest -i 2777 --policy other alone, and hackbench -T -p -l 1000 -g 2 alone (default slices), 10 s each, on this machine',
+  seeds: 3,
+  params: [
+    { name: 'contextSwitchUs', init: 3, min: 0.2, max: 30 },
+    { name: 'timerIrqUs', init: 4, min: 0.2, max: 30 },
+    { name: 'hackbenchUs', init: 1.2, min: 0.05, max: 20 },
+    { name: 'coldSwitchUs', init: 2, min: 0, max: 50 },
+    { name: 'stallPeriodUs', init: 50_000, min: 1000, max: 1e8 },
+    { name: 'stallUs', init: 100, min: 5, max: 20_000 }
+  ],
+  apply: applyParams,
+  scenarios: () => [{
+    scenario: {
+      name: 'calibration (this machine)',
+      kernel: { profile: 'host' },
+      durationMs: 10_000,
+      variants: [
+        { name: 'cyclictest alone', workloads: { hackbench: { disabled: true } } },
+        { name: 'hackbench alone', workloads: { cyclictest: { disabled: true } } }
+      ],
+      workloads: [
+        { type: 'cyclictest', name: 'cyclictest', periodUs: 2777, policy: 'other' },
+        { type: 'hackbench', name: 'hackbench', groups: 2, mode: 'thread', ipc: 'pipe', loops: 1000, repeat: true }
+      ]
+    },
+    // a round takes about 0.35 s: five of them are enough for its mean
+    simDurationMs: { 'hackbench alone': 2000 },
+    metrics: [
+      { name: 'cyclictest p50 (timer slack + delivery + wakeup)', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p50 },
+      { name: 'cyclictest sched_waking to running, p50', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').wakeupLatencyUs?.p50 ?? NaN },
+      { name: 'cyclictest p99', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
+      { name: 'cyclictest p99.9', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 },
+      { name: 'hackbench time, s', variant: 'hackbench alone', read: (r) => workload(r, 'hackbench').timeSec ?? NaN, weight: 2 },
+      { name: 'hackbench switches per round', variant: 'hackbench alone', read: (r) => switchesPerRound(r, 'hackbench'), weight: 0.5 }
+    ]
+  }]
+}
+
+/** Seed 000's hackbench configurations used for the RB5 fit, with their published times. */
+const RB5_HACKBENCH: [groups: number, mode: 'process' | 'thread', base: number, patched: number][] = [
+  [1, 'process', 0.863, 0.764], [8, 'process', 0.661, 0.496], [1, 'thread', 0.925, 0.813], [8, 'thread', 0.750, 0.524]
+]
+/**
+ * The fidelity runs use 4000/groups loops (a fixed message count); the fit runs a quarter of
+ * them and scales the time by 4 (a round's time is about proportional to its messages).
+ */
+const RB5_SCALE = 4
+
+/** The RB5 of seeds 000-002, from their published tables. */
+export const PUBLISHED_RB5_SUITE: Suite = {
+  name: 'published',
+  description: 'RB5 from the seed threads: seed 000 hackbench (1 and 8 groups, process and thread pipes; tip/sched/core and short-slice v1 times) and seed 002 cyclictest + hackbench (tip 8/20 ms: p50 56 us, p90 62 us)',
+  seeds: 2,
+  params: [
+    { name: 'contextSwitchUs', init: 0.6, min: 0.1, max: 20 },
+    { name: 'timerIrqUs', init: 0.8, min: 0.1, max: 20 },
+    { name: 'hackbenchUs', init: 1.2, min: 0.05, max: 20 },
+    { name: 'coldSwitchUs', init: 5, min: 0, max: 60 }
+  ],
+  apply: applyParams,
+  scenarios: () => [
+    ...RB5_HACKBENCH.map(([groups, mode, base, patched]): SuiteScenario => {
+      const row = `${groups} group ${mode} pipe`
+      const time = (r: VariantResult) => (workload(r, 'hackbench').timeSec ?? NaN) * RB5_SCALE
+      return {
+        scenario: {
+          name: `hackbench ${row}`,
+          kernel: { hz: 250, features: { DD_NEGLAG: true } },
+          durationMs: 30_000,
+          variants: [{ name: 'tip/sched/core' }, { name: 'short-slice v1', patches: ['short-slice-v1'] }],
+          workloads: [{ type: 'hackbench', name: 'hackbench', groups, mode, ipc: 'pipe', loops: Math.round(4000 / groups / RB5_SCALE) }]
+        },
+        metrics: [
+          { name: `hackbench ${row}, tip/sched/core, s`, variant: 'tip/sched/core', read: time, published: base, source: `seed 000 hackbench, ${row}` },
+          { name: `hackbench ${row}, short-slice v1, s`, variant: 'short-slice v1', read: time, published: patched, source: `seed 000 hackbench, ${row}` }
+        ]
+      }
+    }),
+    {
+      scenario: {
+        name: 'cyclictest + hackbench -T -p -g 2, 8/20 ms slices',
+        kernel: { hz: 250, features: { DD_NEGLAG: true } },
+        durationMs: 1000,
+        variants: [{ name: 'tip 8/20 ms' }],
+        workloads: [
+          { type: 'cyclictest', name: 'cyclictest', periodUs: 2777, sliceUs: 8000 },
+          { type: 'hackbench', name: 'hackbench', groups: 2, mode: 'thread', ipc: 'pipe', loops: 1000, repeat: true, sliceUs: 20000 }
+        ]
+      },
+      metrics: [
+        { name: 'cyclictest p50, us', variant: 'tip 8/20 ms', read: (r) => workload(r, 'cyclictest').latencyUs.p50, published: 56, source: 'seed 002, tip 8/20 ms' },
+        { name: 'cyclictest p90, us', variant: 'tip 8/20 ms', read: (r) => workload(r, 'cyclictest').latencyUs.p90, published: 62, source: 'seed 002, tip 8/20 ms' }
+      ]
+    }
+  ]
+}
+
+export const SUITES: Record<string, Suite> = { real: REAL_SUITE, published: PUBLISHED_RB5_SUITE }

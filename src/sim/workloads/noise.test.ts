@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { simulate } from '../index'
+import { parseScenario } from '../scenario'
+import type { NOISE_DEFAULTS } from '../scenario/workload-specs'
+
+const noise = (over: Partial<Record<keyof typeof NOISE_DEFAULTS, number>>): object => ({ type: 'noise', name: 'bg', perCpu: 0, daemons: 0, ...over })
+
+const rt = { type: 'cyclictest', name: 'ct', periodUs: 1000, policy: 'fifo', priority: 90 }
+
+function scenario(obj: object) {
+  return parseScenario(JSON.stringify({ topology: 'smp-1', ...obj }), 'micro.json', {})
+}
+
+describe('background noise: vCPU stalls', () => {
+  it('a stalled CPU runs nothing: an RT wakeup waits for the end of the stall, a hog loses the time', () => {
+    const run = (stall: boolean) => simulate(scenario({ durationMs: 2000, workloads: [
+      rt, { type: 'hog', name: 'hog' },
+      ...(stall ? [noise({ stallPeriodUs: 10_000, stallUs: 400, sigma: 0 })] : [])
+    ] }), 0, 1)
+    const off = run(false)
+    const on = run(true)
+    expect(off.workloads[0].latencyUs.max).toBeLessThan(30)
+    // a timer that expires during a 400 us stall is handled at its end (stalls closer than
+    // 400 us chain, so the maximum can be longer)
+    expect(on.workloads[0].latencyUs.max).toBeGreaterThan(300)
+    expect(on.workloads[0].latencyUs.p99).toBeGreaterThan(250)
+    expect(on.workloads[0].latencyUs.p99).toBeLessThan(430)
+    expect(on.counters?.vcpuStalls).toBeGreaterThan(150)
+    // about 4 % of the CPU is stolen: the hog gets that much less
+    const hog = (r: typeof on) => r.tasks.find((t) => t.name === 'hog-0')!.cpuTimeMs
+    expect(hog(off) - hog(on)).toBeGreaterThan(60)
+  })
+})
+
+describe('background noise: kernel threads with unpreemptible sections', () => {
+  // one CPU, preempt none: an RT cyclictest waits whenever a section is running
+  const run = (preempt: 'none' | 'full') => simulate(scenario({ durationMs: 4000, kernel: { preempt }, workloads: [
+    rt, noise({ kthreads: 1, kthreadPeriodUs: 20_000, kthreadRunUs: 1000, sigma: 0.5 })
+  ] }), 0, 1).workloads[0].latencyUs
+  it('under preempt none the wakeup waits for the end of the section', () => {
+    expect(run('none').max).toBeGreaterThan(800)
+    expect(run('none').p99).toBeGreaterThan(300)
+  })
+  it('a preemptible kernel preempts the section at once', () => {
+    expect(run('full').max).toBeLessThan(40)
+  })
+})
+
+describe('background noise of a topology', () => {
+  const topo = { name: 'noisy', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], noise: { perCpu: 1, daemons: 0, stallPeriodUs: 50_000, stallUs: 100 } }
+  const text = (extra: object) => JSON.stringify({ topology: topo, workloads: [{ type: 'hog', name: 'h' }], ...extra })
+  it('is added as the workload "background"', () => {
+    const s = parseScenario(text({}), 't.json', {})
+    const bg = s.workloads.find((w) => w.name === 'background')
+    expect(bg).toMatchObject({ type: 'noise', perCpu: 1, daemons: 0, stallPeriodUs: 50_000, stallUs: 100, kthreads: 0 })
+  })
+  it('not when the scenario has its own noise workload or turns it off', () => {
+    expect(parseScenario(text({ backgroundNoise: false }), 't.json', {}).workloads.map((w) => w.name)).toEqual(['h'])
+    const own = parseScenario(JSON.stringify({ topology: topo, workloads: [{ type: 'hog', name: 'h' }, { type: 'noise', name: 'mine' }] }), 't.json', {})
+    expect(own.workloads.map((w) => w.name)).toEqual(['h', 'mine'])
+  })
+})

@@ -28,7 +28,7 @@ import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
 import type { HostRecord, VariantResult } from '../src/shared/result'
 import { hostSpecs } from '../src/real/host-specs'
 import { realUnavailableReason, runRealOne } from '../src/real/runner'
-import { RealNotQuiet } from '../src/real/errors'
+import { isRealError } from '../src/real/errors'
 import { CASES, EFFECTS, metricsOf, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -105,6 +105,8 @@ interface CachedRun {
   foreignCpuSec: number
   metrics: Metrics
   crossCheckMaxDiffUs?: number
+  /** cyclictest's own percentiles in the same run (its histogram). */
+  cyclictestUs?: Partial<Record<Metric, number | null>>
   inferredSwitches?: number
   lostEvents?: number
   host: HostRecord
@@ -150,7 +152,7 @@ async function realPhase(): Promise<void> {
       try {
         v = await runRealOne(spec, { quiet: { timeoutMs: Number(opt['quiet-wait-s']) * 1000 }, requireQuiet: true, log: (l) => log(`  ${l}`) })
       } catch (e) {
-        if (!(e instanceof RealNotQuiet)) throw e
+        if (!isRealError(e, 'RealNotQuiet')) throw e
         log(`  ${e.message}: trying again`)
         continue
       }
@@ -164,6 +166,7 @@ async function realPhase(): Promise<void> {
         foreignCpuSec: host.foreignCpuSec,
         metrics: metricsFrom(c, v),
         crossCheckMaxDiffUs: v.workloads.find((w) => w.crossCheck)?.crossCheck?.maxAbsDiffUs,
+        cyclictestUs: v.workloads.find((w) => w.crossCheck)?.crossCheck?.latencyUs,
         inferredSwitches: v.trace?.inferredSwitches,
         lostEvents: v.trace?.lostEvents,
         host,
@@ -298,9 +301,11 @@ function report(sims: Map<string, SimCase>): void {
     L.push(`### ${c.id}: ${c.title}`, '')
     if (c.reference) L.push(`Measured here earlier (reference/real-kernel.md): ${c.reference}.`)
     if (c.simDurationMs && c.simDurationMs < DURATION_MS) L.push(`Simulated for ${c.simDurationMs / 1000} s per seed.`)
-    L.push('', '| metric | real range | simulated (seeds) | inside? |', '|---|---|---|---|')
+    const dirty = (real.get(c.id) ?? []).filter((r) => r.contaminated)
+    L.push('', '| metric | real range | simulated (seeds) | inside? | contaminated runs (set aside) |', '|---|---|---|---|---|')
     for (const m of metricsOf(c.kind)) {
       const r = rangeOf(runs, m)
+      const d = rangeOf(dirty, m)
       const sv = sim?.mean[m]
       const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
       const ok = r && sv !== undefined ? inside(r, sv) : null
@@ -308,10 +313,16 @@ function report(sims: Map<string, SimCase>): void {
         cells++
         if (ok) inCells++
       }
-      L.push(`| ${LABEL[m]} | ${r ? `${fmt(r.lo)} - ${fmt(r.hi)} (${r.n})` : 'not run'} | ${sv !== undefined ? `${fmt(sv)} (${seeds.map(fmt).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} |`)
+      L.push(`| ${LABEL[m]} | ${r ? `${fmt(r.lo)} - ${fmt(r.hi)} (${r.n})` : 'no clean run'} | ${sv !== undefined ? `${fmt(sv)} (${seeds.map(fmt).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} | ${d ? `${fmt(d.lo)} - ${fmt(d.hi)} (${d.n})` : '-'} |`)
     }
     const cc = runs.map((r) => r.crossCheckMaxDiffUs).filter((x): x is number => x !== undefined)
-    if (cc.length > 0) L.push('', `cyclictest's own histogram against the trace: within ${fmt(Math.max(...cc))} us at every percentile (worst of ${cc.length} runs).`)
+    if (cc.length > 0) {
+      const own = (m: Metric): string => {
+        const xs = runs.map((r) => r.cyclictestUs?.[m]).filter((x): x is number => typeof x === 'number')
+        return xs.length ? `${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}` : '?'
+      }
+      L.push('', `cyclictest's own histogram against the trace: within ${fmt(Math.max(...cc))} us at every percentile (worst of ${cc.length} runs)${runs.some((r) => r.cyclictestUs) ? `; its own p50/p90/p99/p99.9: ${metricsOf(c.kind).map(own).join(' / ')}` : ''}.`)
+    }
     L.push('')
   }
 

@@ -54,6 +54,8 @@ export interface RealOptions {
   traceDir?: string
   /** Ring buffer per CPU, KiB (default: from the workloads). */
   bufferKb?: number
+  /** Keep the timeline around each workload's maximum in the result (`timelines`: the workbench shows it). */
+  timelines?: boolean
   signal?: AbortSignal
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void
@@ -275,7 +277,7 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
     // ---- analysis
     const roots = new Map<number, { workload: string; type: string }>()
     for (const r of running) roots.set(r.pid, { workload: plans[r.workload].spec.name, type: plans[r.workload].spec.type })
-    const analyzer = new TraceAnalyzer({ name: run.variant, roots, onlyAssigned: true })
+    const analyzer = new TraceAnalyzer({ name: run.variant, roots, onlyAssigned: true, timelines: opts.timelines })
     analyzer.meta({ type: 'span', startNs: startMono, endNs: endMono })
     analyzer.meta({ type: 'cpus', count: host.cpus.length })
     const sink = traceSink(opts.traceDir, s.name, run, host.cpus.length)
@@ -359,7 +361,8 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
       counters: { traceContextSwitches: analyzed.stats.contextSwitches, traceWakeups: analyzed.stats.wakeups, traceMigrations: analyzed.stats.migrations },
       warnings: [...warnings, ...(analyzed.warnings ?? []).filter((w) => !/no sched events/.test(w))],
       trace: { ...analyzed.trace, lostEvents: lost },
-      host: hostRecord
+      host: hostRecord,
+      ...(analyzed.timelines ? { timelines: analyzed.timelines } : {})
     }
   } finally {
     opts.signal?.removeEventListener('abort', onAbort)

@@ -67,9 +67,25 @@ export interface ExplainResult {
   idle?: { cpu: number; startNs: number; endNs: number; bucket: string; task: string; waitingSinceNs: number }
   /** Set when the re-run does not match the saved result (another schedlab version saved it). */
   warning?: string
+  /** A measured run's or imported trace's timeline (no decisions: a real kernel records none). */
+  measured?: 'real' | 'trace'
 }
 
 export interface CauseShare {
   code: string
   ns: number
+}
+
+/**
+ * A measured run's (or an imported trace's) timeline around a workload's maximum, kept by the
+ * trace analyzer (src/trace/worst-window.ts): what ran on each CPU, no decisions (a real kernel
+ * records none). The workbench aligns it with a simulated run's explanation.
+ */
+export interface TraceTimeline {
+  workload: string
+  sample: { task: string; cpu: number; readyNs: number; ranNs: number; latencyUs: number }
+  window: { startNs: number; endNs: number }
+  lanes: CpuLane[]
+  /** The window held more than the analyzer keeps: its later slices are missing. */
+  truncated?: boolean
 }

@@ -46,7 +46,8 @@ const explainReq = z.object({
   ...runVariant,
   workload: z.string().min(1).max(500).optional(),
   sample: selector.optional(),
-  idle: z.object({ bucket: z.enum(['2.5-3ms', '3-4ms', '4ms+']), index: z.number().int().min(0).max(1e9) }).strict().optional()
+  idle: z.object({ bucket: z.enum(['2.5-3ms', '3-4ms', '4ms+']), index: z.number().int().min(0).max(1e9) }).strict().optional(),
+  requestId: z.string().min(1).max(100).optional()
 }).strict().refine((r) => (r.idle !== undefined) !== (r.workload !== undefined), { message: 'give a workload (and sample) or an idle event, not both' })
 const traceReq = z.object({
   ...runVariant,
@@ -81,6 +82,7 @@ export const SERVICE_ARGS = {
   }).strict()]),
   exportContent: z.tuple([exportReq]),
   explain: z.tuple([explainReq]),
+  cancelExplain: z.tuple([z.string().min(1).max(100)]),
   perfettoTrace: z.tuple([traceReq])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 

@@ -202,6 +202,8 @@ export interface ExplainRequest {
   workload?: string
   sample?: SampleSelector
   idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
+  /** The caller's name for this request: its progress comes as `explain-progress`, cancelExplain stops it. */
+  requestId?: string
 }
 
 /** A Perfetto trace of a saved run's variant, optionally only [startNs, endNs] of it. */
@@ -253,11 +255,13 @@ export interface ApiEvents {
   'run-precision': { runId: string; precision: PrecisionResult }
   'run-finished': { runId: string; status: RunStatus; run: RunSummary | null; errors: JobError[] }
   'runs-changed': { reason: string }
+  /** An explanation's re-run (both passes) so far, for the request that named itself `requestId`. */
+  'explain-progress': { requestId: string; simNs: number; durationNs: number }
   'menu-command': { command: MenuCommand; path?: string }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'explain-progress', 'menu-command']
 
 // ---------------------------------------------------------------------------------------------
 // Methods
@@ -292,6 +296,8 @@ export interface ServiceMethods {
   exportContent(req: ExportTableRequest): Promise<ExportContent>
   /** Why this latency: re-run the variant with the recorder and explain one sample or idle event. */
   explain(req: ExplainRequest): Promise<ExplainResult>
+  /** Stop the explanation of that request (its explain call then fails as canceled); false if none runs. */
+  cancelExplain(requestId: string): Promise<boolean>
   /** The bytes of a Perfetto trace of the run; hosts deliver it (exportPerfetto). */
   perfettoTrace(req: TraceExportRequest): Promise<TraceContent>
 }
@@ -330,7 +336,7 @@ export interface SchedlabApi extends ApiMethods {
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
   'startRealRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
-  'updateSettings', 'exportContent', 'explain', 'perfettoTrace'
+  'updateSettings', 'exportContent', 'explain', 'cancelExplain', 'perfettoTrace'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [

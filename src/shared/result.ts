@@ -4,6 +4,8 @@
  * everything beyond the contract is additive.
  */
 
+import type { TraceTimeline } from './explain'
+
 /** A latency distribution summary. All values in microseconds. */
 export interface LatencySummary {
   count: number
@@ -165,6 +167,8 @@ export interface VariantResult {
   trace?: TraceSummary
   /** Real runs: the machine during this run (src/real). */
   host?: HostRecord
+  /** Real runs and imported traces in the workbench: the timeline around each workload's maximum. */
+  timelines?: TraceTimeline[]
 }
 
 export interface ReplicaSummary {

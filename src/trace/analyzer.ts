@@ -2,6 +2,7 @@ import { LogHistogram } from '../sim/metrics/histogram'
 import type { CpuResult, TaskResult, TraceSummary, VariantResult, WorkloadResult } from '../shared/result'
 import { SLEEPER_FUNCTION, type SchedEvent, type TraceMeta } from './events'
 import type { ReadStats, TraceSink } from './reader'
+import { WorstWindows } from './worst-window'
 
 /**
  * Scheduling figures from a stream of sched and hrtimer events, in the simulator's result
@@ -43,6 +44,8 @@ export interface AnalyzeOptions {
    * expiry (the waking follows in the same interrupt; anything later is another wakeup).
    */
   timerWakeWindowNs?: number
+  /** Keep the per-CPU timeline around each workload's maximum (`timelines` in the result; the workbench shows it). */
+  timelines?: boolean
 }
 
 const DEFAULT_TIMER_WAKE_WINDOW_NS = 1_000_000
@@ -95,6 +98,8 @@ class CpuStat {
   /** pid running, -1 before the first event seen here. */
   curr = -1
   busySince = -1
+  /** Since when the idle task runs here (timelines), -1 when it does not. */
+  idleSince = -1
   busyNs = 0
   fromStart = 0
 }
@@ -117,9 +122,11 @@ export class TraceAnalyzer implements TraceSink {
   private sawSleeperTimer = false
   private nInferred = 0
   private readonly window: number
+  private readonly worst: WorstWindows | null
 
   constructor(private readonly opts: AnalyzeOptions = {}) {
     this.window = opts.timerWakeWindowNs ?? DEFAULT_TIMER_WAKE_WINDOW_NS
+    this.worst = opts.timelines ? new WorstWindows() : null
     for (const [pid, r] of opts.roots ?? []) this.metaTasks.set(pid, { type: 'task', pid, workload: r.workload, workloadType: r.type, recordLatency: false })
   }
 
@@ -145,7 +152,10 @@ export class TraceAnalyzer implements TraceSink {
   /** The first event on a CPU: its context is what ran there since the trace began. */
   private firstOnCpu(c: CpuStat, cpu: number, pid: number, comm: string, ts: number): void {
     c.curr = pid
-    if (pid === 0) return
+    if (pid === 0) {
+      c.idleSince = ts
+      return
+    }
     c.busySince = FROM_START
     const t = this.task(pid, comm)
     if (t.running < 0) {
@@ -153,12 +163,19 @@ export class TraceAnalyzer implements TraceSink {
       t.runStart = FROM_START
       t.lastCpu = cpu
     }
-    void ts
   }
 
   /** cpu switches from what runs there to `next` at ts. */
   private switchTo(c: CpuStat, cpu: number, next: number, nextComm: string, ts: number): void {
     const prev = c.curr
+    if (this.worst) {
+      if (prev === 0 && c.idleSince >= 0) this.worst.span(cpu, null, c.idleSince, ts)
+      else if (prev > 0) {
+        const p = this.task(prev, '')
+        if (p.running === cpu) this.worst.span(cpu, taskName(p), p.runStart === FROM_START ? this.firstTs : p.runStart, ts)
+      }
+    }
+    c.idleSince = next === 0 ? ts : -1
     if (prev > 0) {
       const p = this.task(prev, '')
       if (p.running === cpu) {
@@ -185,6 +202,10 @@ export class TraceAnalyzer implements TraceSink {
     n.runStart = ts
     n.lastCpu = cpu
     if (n.pendFrom >= 0) {
+      if (this.worst && this.counted(n)) {
+        const g = this.group(n)
+        if (g) this.worst.sample(g.name, n.pid, taskName(n), cpu, Math.min(n.pendFrom, ts), ts)
+      }
       ;(n.lat ??= new LogHistogram()).record(Math.max(0, ts - n.pendFrom))
       ;(n.wlat ??= new LogHistogram()).record(Math.max(0, ts - n.pendWake))
       n.pendFrom = -1
@@ -284,23 +305,13 @@ export class TraceAnalyzer implements TraceSink {
       return Math.max(0, ns)
     }
 
-    // our own traces mark tasks whose latency the run does not count (hogs, noise threads)
-    const counted = (t: TaskStat): boolean => this.metaTasks.get(t.pid)?.recordLatency !== false
+    const counted = (t: TaskStat): boolean => this.counted(t)
     const groups = new Map<string, { type: string; members: TaskStat[] }>()
     for (const t of tasks) {
-      const m = this.metaTasks.get(t.pid)
-      if (!m && this.opts.onlyAssigned) continue
-      let name: string
-      let type = 'trace'
-      if (m) {
-        name = m.workload
-        type = m.workloadType ?? type
-      } else {
-        const p = this.opts.workloads?.find((w) => w.regex.test(t.comm) || w.regex.test(`${t.comm}-${t.pid}`))
-        name = p ? p.name : commGroup(t.comm)
-      }
-      let g = groups.get(name)
-      if (!g) groups.set(name, (g = { type, members: [] }))
+      const wg = this.group(t)
+      if (!wg) continue
+      let g = groups.get(wg.name)
+      if (!g) groups.set(wg.name, (g = { type: wg.type, members: [] }))
       g.members.push(t)
     }
     const order = (name: string): number => {
@@ -333,7 +344,7 @@ export class TraceAnalyzer implements TraceSink {
     const workloadOf = new Map<number, string>()
     for (const [name, g] of groups) for (const t of g.members) workloadOf.set(t.pid, name)
     const taskResults: TaskResult[] = tasks.map((t) => ({
-      name: `${t.comm}-${t.pid}`,
+      name: taskName(t),
       comm: t.comm,
       tid: t.pid,
       workload: workloadOf.get(t.pid) ?? '',
@@ -388,8 +399,36 @@ export class TraceAnalyzer implements TraceSink {
       cpus,
       unreasonableIdle: { events: { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 } },
       warnings,
-      trace
+      trace,
+      ...(this.worst ? { timelines: this.timelines(end, workloadOf, workloads) } : {})
     }
+  }
+
+  /** The windows around each workload's maximum, what still runs at the end closed there. */
+  private timelines(end: number, workloadOf: ReadonlyMap<number, string>, workloads: WorkloadResult[]) {
+    const open: { cpu: number; task: string | null; startNs: number; endNs: number }[] = []
+    this.cpus.forEach((c, cpu) => {
+      if (c.curr === 0 && c.idleSince >= 0) open.push({ cpu, task: null, startNs: c.idleSince, endNs: end })
+      else if (c.curr > 0) {
+        const t = this.task(c.curr, '')
+        if (t.running === cpu) open.push({ cpu, task: taskName(t), startNs: t.runStart === FROM_START ? this.firstTs : t.runStart, endNs: end })
+      }
+    })
+    return this.worst!.finish(open, (pid) => workloadOf.get(pid), workloads.map((w) => ({ name: w.name, maxUs: w.latencyUs.max, count: w.latencyUs.count })))
+  }
+
+  /** Our own traces mark tasks whose latency the run does not count (hogs, noise threads). */
+  private counted(t: TaskStat): boolean {
+    return this.metaTasks.get(t.pid)?.recordLatency !== false
+  }
+
+  /** The workload a task belongs to: the trace's task lines or the runner's, a --workload pattern, else its comm. */
+  private group(t: TaskStat): { name: string; type: string } | null {
+    const m = this.metaTasks.get(t.pid)
+    if (m) return { name: m.workload, type: m.workloadType ?? 'trace' }
+    if (this.opts.onlyAssigned) return null
+    const p = this.opts.workloads?.find((w) => w.regex.test(t.comm) || w.regex.test(`${t.comm}-${t.pid}`))
+    return { name: p ? p.name : commGroup(t.comm), type: 'trace' }
   }
 
   private metaOrder(name: string): number {
@@ -399,6 +438,11 @@ export class TraceAnalyzer implements TraceSink {
 }
 
 const EMPTY = new LogHistogram()
+
+/** A task as the results name it. */
+function taskName(t: TaskStat): string {
+  return `${t.comm}-${t.pid}`
+}
 
 function isSleeperFunction(fn: string): boolean {
   // without symbols (trace-cmd without kallsyms) the handler prints as an address

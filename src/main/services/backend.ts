@@ -77,7 +77,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   }
 
-  const explainer = new ExplainService(pool, getRun)
+  const explainer = new ExplainService(pool, getRun, emit)
 
   const service: ServiceMethods = {
     appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available() }),
@@ -124,6 +124,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
     exportContent: (req) => exportContent(req, getRun),
     explain: (req) => explainer.explain(req),
+    cancelExplain: async (requestId) => explainer.cancel(requestId),
     perfettoTrace: (req) => explainer.perfettoTrace(req)
   }
 

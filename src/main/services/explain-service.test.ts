@@ -1,10 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import protobuf from 'protobufjs'
 import { createBackend, type Backend } from './backend'
 import { MemoryKv, TSX_WORKER_ARGV, tempDir } from './test-helpers'
 import { API_ARGS } from '../../shared/ipc-schemas'
 import { createDispatcher } from './dispatch'
+import { ExplainService } from './explain-service'
+import { WorkerPool } from './worker-pool'
+import type { StoredRun } from '../../shared/ipc'
+import type { VariantResult } from '../../shared/result'
 import { explainSample } from '../../sim/explain'
 import { parseScenario, expandRuns } from '../../sim/scenario'
 
@@ -88,5 +94,53 @@ describe('explain service (worker pool)', () => {
     expect(noWl.ok ? '' : noWl.error).toMatch(/no workload "nope"/)
     const trace = await call('perfettoTrace', [{ runId, variant: 'base', seed: 1, startNs: 5, endNs: 1 }])
     expect(trace.ok ? '' : trace.error).toMatch(/startNs must be before endNs/)
+  })
+
+  it('shows an imported trace\'s maximum with the CPUs\' timeline around it, and refuses what a trace cannot explain', async () => {
+    const file = join(__dirname, '../../trace/fixtures/real-6.18.44.trace.txt.gz')
+    const imported = await backend.service.importTrace(gunzipSync(readFileSync(file)).toString('utf8'), 'real-6.18.44.trace.txt')
+    if (!imported.ok) throw new Error(imported.problem.message)
+    const run = await backend.service.getRun(imported.run.id)
+    const v = run.results[0]
+    const saved = v.workloads.find((w) => w.name === 'cyclictest')!
+    const e = await backend.service.explain({ runId: run.id, variant: v.name, seed: v.seed, workload: 'cyclictest', sample: 'max' })
+    expect(e.measured).toBe('trace')
+    expect(e.sample.latencyUs).toBeCloseTo(saved.latencyUs.max, 2)
+    expect(e.decisions).toEqual([])
+    expect(e.summary).toMatch(/records no scheduler decisions/)
+    expect(e.lanes!.length).toBe(v.cpus.length)
+    const lane = e.lanes!.find((l) => l.cpu === e.sample.cpu)!
+    expect(lane.slices.some((x) => x.task === e.sample.task && x.startNs === e.sample.ranNs)).toBe(true)
+    await expect(backend.service.explain({ runId: run.id, variant: v.name, seed: v.seed, workload: 'cyclictest', sample: 'p99' }))
+      .rejects.toThrow(/is an imported trace: a real kernel records no scheduler decisions.*maximum only/)
+    await expect(backend.service.perfettoTrace({ runId: run.id, variant: v.name, seed: v.seed, startNs: e.window.startNs, endNs: e.window.endNs }))
+      .rejects.toThrow(/only simulated runs/)
+  })
+
+  it('reports a re-run\'s progress under its request id, and stops it when asked', async () => {
+    // a long run (a minute simulated): its explanation takes long enough to be stopped midway
+    const text = JSON.stringify({ ...JSON.parse(TEXT), durationMs: 60_000 })
+    const run = { id: 'long', source: 'sim', scenarioText: text, scenarioFile: 'long.json', seeds: [1], results: [], version: 'test' } as unknown as StoredRun
+    const pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1, progressIntervalMs: 10 })
+    try {
+      const progress: number[] = []
+      let canceled: Promise<boolean> | null = null
+      const requestId = 'test-long'
+      const explainer: ExplainService = new ExplainService(pool, async () => run, (event, payload) => {
+        if (event !== 'explain-progress') return
+        const p = payload as { requestId: string; simNs: number; durationNs: number }
+        expect(p.requestId).toBe(requestId)
+        progress.push(p.simNs / p.durationNs)
+        canceled ??= Promise.resolve(explainer.cancel(requestId))
+      })
+      // the workbench's Close: the explanation fails as canceled, and the request is gone
+      await expect(explainer.explain({ runId: 'long', variant: 'base', seed: 1, workload: 'ct', sample: 'max', requestId })).rejects.toThrow(/canceled/)
+      expect(await canceled, "cancel").toBe(true)
+      expect(progress.length).toBeGreaterThan(0)
+      expect(progress.filter((f) => !(f >= 0 && f <= 1))).toEqual([])
+      expect(explainer.cancel(requestId)).toBe(false)
+    } finally {
+      await pool.close()
+    }
   })
 })

@@ -1,7 +1,8 @@
 import type { ExplainRequest, StoredRun, TraceContent, TraceExportRequest } from '../../shared/ipc'
-import type { ExplainResult } from '../../shared/explain'
+import type { Emit } from './run-service'
+import type { ExplainResult, TraceTimeline } from '../../shared/explain'
 import type { VariantResult } from '../../shared/result'
-import type { WorkerPool } from './worker-pool'
+import type { JobHandle, WorkerPool } from './worker-pool'
 import * as scenarios from './scenario-service'
 import type { RunSpec } from './sim-adapter'
 
@@ -17,10 +18,21 @@ export type WorkerJob =
   | ({ job: 'perfetto' } & RunSpec & Pick<TraceExportRequest, 'startNs' | 'endNs'>)
 
 export class ExplainService {
+  /** Explanations under way by requestId (a long run's two passes take a while: they can be stopped). */
+  private readonly active = new Map<string, JobHandle<unknown>>()
+
   constructor(
     private readonly pool: WorkerPool<VariantResult>,
-    private readonly getRun: (id: string) => Promise<StoredRun>
+    private readonly getRun: (id: string) => Promise<StoredRun>,
+    private readonly emit?: Emit
   ) {}
+
+  cancel(requestId: string): boolean {
+    const h = this.active.get(requestId)
+    if (!h) return false
+    h.cancel()
+    return true
+  }
 
   private async spec(runId: string, variant: string, seed: number): Promise<{ run: StoredRun; spec: RunSpec }> {
     const run = await this.getRun(runId)
@@ -36,20 +48,33 @@ export class ExplainService {
     return { run, spec }
   }
 
-  private async job<T>(payload: WorkerJob): Promise<T> {
-    const handle = (this.pool as unknown as WorkerPool<T>).submit(payload)
-    const o = await handle.outcome
-    if (o.status === 'done') return o.result
-    if (o.status === 'canceled') throw new Error('the explanation was canceled')
-    throw new Error(o.message)
+  private async job<T>(payload: WorkerJob, requestId?: string): Promise<T> {
+    const emit = this.emit
+    const onProgress = requestId && emit ? (simNs: number, durationNs: number) => emit('explain-progress', { requestId, simNs, durationNs }) : undefined
+    const handle = (this.pool as unknown as WorkerPool<T>).submit(payload, { onProgress })
+    if (requestId) {
+      // a request named again replaces the one before (a second click on the same figure)
+      this.active.get(requestId)?.cancel()
+      this.active.set(requestId, handle)
+    }
+    try {
+      const o = await handle.outcome
+      if (o.status === 'done') return o.result
+      if (o.status === 'canceled') throw new Error('the explanation was canceled')
+      throw new Error(o.message)
+    } finally {
+      if (requestId && this.active.get(requestId) === handle) this.active.delete(requestId)
+    }
   }
 
   async explain(req: ExplainRequest): Promise<ExplainResult> {
+    const measured = await this.measured(req)
+    if (measured) return measured
     const { run, spec } = await this.spec(req.runId, req.variant, req.seed)
     if (req.workload !== undefined && !spec.scenario.workloads.some((w) => w.name === req.workload)) {
       throw new Error(`run ${req.runId} has no workload "${req.workload}"`)
     }
-    const e = await this.job<ExplainResult>({ job: 'explain', ...spec, workload: req.workload, sample: req.sample ?? 'max', idle: req.idle })
+    const e = await this.job<ExplainResult>({ job: 'explain', ...spec, workload: req.workload, sample: req.sample ?? 'max', idle: req.idle }, req.requestId)
     // a run saved by another version of the model is re-run by this one: say so if they differ
     const saved = run.results.find((r) => r.name === req.variant && r.seed === req.seed)
     const wl = saved?.workloads.find((w) => w.name === req.workload)
@@ -63,10 +88,54 @@ export class ExplainService {
     return e
   }
 
+  /**
+   * A real run or an imported trace: nothing to re-run and no decisions, but the analyzer kept
+   * the timeline around each workload's maximum (src/trace/worst-window.ts), which the
+   * workbench shows, alone or aligned with a simulated run's. Null for simulated runs.
+   */
+  private async measured(req: ExplainRequest): Promise<ExplainResult | null> {
+    const run = await this.getRun(req.runId)
+    if (run.source !== 'real' && run.source !== 'trace') return null
+    const what = run.source === 'real' ? 'was measured on this machine\'s kernel' : 'is an imported trace'
+    const refuse = (why: string): never => {
+      throw new Error(`run ${req.runId} ${what}: a real kernel records no scheduler decisions, so only simulated runs can be explained; ${why}`)
+    }
+    if (req.idle) refuse('nor does a trace count unreasonable idle')
+    if ((req.sample ?? 'max') !== 'max') refuse('its timeline is kept around each workload\'s maximum only (click the max)')
+    const r = run.results.find((x) => x.name === req.variant && x.seed === req.seed)
+    const tl = r?.timelines?.find((t) => t.workload === req.workload)
+    if (!tl) refuse(`this run kept no timeline of "${req.workload}" (runs saved before schedlab kept them, or a workload without samples)`)
+    return measuredExplanation(run, req.variant, req.seed, tl!, run.source)
+  }
+
   async perfettoTrace(req: TraceExportRequest): Promise<TraceContent> {
     const { spec } = await this.spec(req.runId, req.variant, req.seed)
     const bytes = await this.job<Uint8Array>({ job: 'perfetto', ...spec, startNs: req.startNs, endNs: req.endNs })
     const slug = `${spec.scenario.name}-${req.variant}-seed${req.seed}`.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 150) || 'trace'
     return { fileName: `${slug}.perfetto-trace`, base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') }
+  }
+}
+
+/** A measured maximum as an explanation without decisions: the sample, the window, every CPU's lane. */
+export function measuredExplanation(run: StoredRun, variant: string, seed: number, tl: TraceTimeline, source: 'real' | 'trace'): ExplainResult {
+  const where = source === 'real' ? 'measured on this machine\'s kernel' : `read from the trace ${run.scenarioFile}`
+  const waits = tl.lanes.length > 0 ? [{ task: tl.sample.task, cpu: tl.sample.cpu, readyNs: tl.sample.readyNs, ranNs: tl.sample.ranNs }] : []
+  return {
+    scenario: run.scenarioName,
+    variant,
+    seed,
+    workload: tl.workload,
+    selector: 'max',
+    sample: { ...tl.sample, index: -1 },
+    summary: `${tl.sample.task} became runnable at ${(tl.sample.readyNs / 1e9).toFixed(6)} s and ran on CPU ${tl.sample.cpu} ${tl.sample.latencyUs} us later (${where}). A real kernel records no scheduler decisions: the timeline shows what ran on each CPU meanwhile. Align a simulated run below it (Align with…) to compare; its own maximum, clicked, is explained.${tl.truncated ? ' The window held more slices than are kept: its end is missing.' : ''}`,
+    cause: '',
+    causes: [],
+    window: tl.window,
+    cpus: [tl.sample.cpu],
+    timeline: tl.lanes.filter((l) => l.cpu === tl.sample.cpu),
+    decisions: [],
+    lanes: tl.lanes,
+    waits,
+    measured: source
   }
 }

@@ -102,6 +102,7 @@ export class RealService {
           const r = await real.runRealOne(specs[i], {
             signal: abort.signal,
             quiet: quietOption(),
+            timelines: true,
             log: (line) => {
               if (line.startsWith('running ')) startedAt = Date.now()
             }
@@ -168,7 +169,7 @@ export class RealService {
     const name = basename(file)
     let v
     try {
-      v = await analyzeStream(input, { name })
+      v = await analyzeStream(input, { name, timelines: true })
     } catch (e) {
       return { ok: false, problem: problem(file, '(file)', `cannot read the trace: ${(e as Error).message}`) }
     }

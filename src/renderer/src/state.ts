@@ -78,6 +78,8 @@ export interface ExplainTarget {
   idle?: { bucket: '2.5-3ms' | '3-4ms' | '4ms+'; index: number }
   /** Default: the seed the clicked figure comes from. */
   seed?: number
+  /** Another run's variant to show below, aligned on the same kind of moment (Compare: the baseline). */
+  alignWith?: { runId: string; variant: string }
   /** Bumped on each click (the same cell clicked again explains again). */
   seq: number
 }

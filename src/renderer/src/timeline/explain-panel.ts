@@ -31,7 +31,16 @@ export class ExplainPanel {
 
   loading(what: string): void {
     this.el.dataset.state = 'loading'
-    replace(this.el, this.head(what), h('p', { class: 'hint' }, 'Re-running the variant with the decision recorder\u2026'))
+    replace(this.el, this.head(what),
+      h('p', { class: 'hint' }, 'Re-running the variant with the decision recorder (finding the sample, then recording around it)\u2026 ',
+        h('span', { 'data-testid': 'explain-progress' }, '')),
+      h('p', { class: 'hint' }, 'Close stops it.'))
+  }
+
+  /** The re-run's progress, 0..1 over both passes. */
+  progress(fraction: number): void {
+    const el = this.el.querySelector('[data-testid="explain-progress"]')
+    if (el) el.textContent = `${Math.floor(100 * Math.min(1, Math.max(0, fraction)))} %`
   }
 
   error(what: string, message: string): void {
@@ -45,15 +54,18 @@ export class ExplainPanel {
     this.el.dataset.task = e.sample.task
     this.el.dataset.latencyUs = String(e.sample.latencyUs)
     const total = Math.max(1, e.sample.ranNs - e.sample.readyNs)
+    const what = e.idle ? 'idle period'
+      : e.measured ? `${e.workload} max, ${e.measured === 'real' ? 'measured on this machine\'s kernel' : 'from the imported trace'}`
+      : `${e.workload} ${e.selector}, sample #${e.sample.index}`
     replace(this.el,
-      this.head(title),
+      this.head(title, !e.measured),
       h('div', { class: 'explain-sample' },
         h('strong', {}, e.sample.task), ` on CPU ${e.sample.cpu}: `,
         h('strong', { 'data-testid': 'explain-latency' }, `${e.sample.latencyUs} us`),
-        ` (${e.idle ? 'idle period' : `${e.workload} ${e.selector}, sample #${e.sample.index}`}), runnable ${t(e.sample.readyNs)}, ran ${t(e.sample.ranNs)}`),
+        ` (${what}), runnable ${t(e.sample.readyNs)}, ran ${t(e.sample.ranNs)}`),
       e.warning ? h('p', { class: 'notice' }, e.warning) : null,
       h('p', { class: 'explain-summary', 'data-testid': 'explain-summary' }, e.summary),
-      h('div', { class: 'explain-causes' },
+      e.causes.length === 0 ? null : h('div', { class: 'explain-causes' },
         h('span', { class: 'hint' }, 'The wait by cause: '),
         e.causes.slice(0, 6).map((c) => h('span', { class: 'cause-chip', 'data-code': c.code, title: `${(100 * c.ns / total).toFixed(1)} % of the wait` },
           h('code', {}, c.code), ` ${d(c.ns)}`))),
@@ -70,12 +82,13 @@ export class ExplainPanel {
       h('p', { class: 'hint' }, 'Reason codes: docs/explain.md. Times are relative to the moment the task became runnable.'))
   }
 
-  private head(title: string): HTMLElement {
+  /** `exportable`: a simulated run (a measured one has nothing to re-run into a trace). */
+  private head(title: string, exportable = true): HTMLElement {
     return h('header', { class: 'explain-head' },
       h('h3', {}, 'Why this latency'),
       h('span', { class: 'explain-title' }, title),
       h('span', { class: 'spacer' }),
-      h('button', { class: 'small', 'data-testid': 'export-perfetto', title: 'A Perfetto trace of this window (opens at ui.perfetto.dev)', onclick: () => this.on.exportPerfetto() }, 'Export Perfetto'),
+      !exportable ? null : h('button', { class: 'small', 'data-testid': 'export-perfetto', title: 'A Perfetto trace of this window (opens at ui.perfetto.dev)', onclick: () => this.on.exportPerfetto() }, 'Export Perfetto'),
       h('button', { class: 'small', title: 'Close the timeline', onclick: () => this.on.close() }, 'Close'))
   }
 }

@@ -10,7 +10,12 @@ import { TimelineView } from './timeline-view'
 /** What was clicked (state.ts ExplainTarget without its click counter). */
 export type ExplainTarget = Omit<StateTarget, 'seq'>
 
-type Api = Pick<SchedlabApi, 'explain' | 'exportPerfetto' | 'listRuns' | 'getRun'>
+type Api = Pick<SchedlabApi, 'explain' | 'cancelExplain' | 'on' | 'exportPerfetto' | 'listRuns' | 'getRun'>
+
+/** A name for one explain request, unique across the windows sharing a host. */
+function requestId(): string {
+  return `tl-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`
+}
 
 const PCT: Record<string, 'p50' | 'p90' | 'p99' | 'p99_9'> = { p50: 'p50', p90: 'p90', p99: 'p99', p99_9: 'p99_9' }
 
@@ -64,8 +69,13 @@ export class TimelinePane {
   private primary: { target: ExplainTarget; seed: number; result: ExplainResult } | null = null
   private second: { title: string; result: ExplainResult } | null = null
   private seq = 0
+  /** Requests under way (the primary's, the aligned row's): canceled when superseded or closed. */
+  private readonly pending = new Set<string>()
 
   constructor(private readonly api: Api, private readonly opts: { dark(): boolean; onClose?(): void }) {
+    api.on('explain-progress', (e) => {
+      if (this.pending.has(e.requestId) && this.el.dataset.state === 'loading') this.panel.progress(e.simNs / Math.max(1, e.durationNs))
+    })
     this.timeline = new TimelineView({ selectTask: (t) => (this.el.dataset.selectedTask = t ?? '') })
     this.panel = new ExplainPanel({
       showAt: (rel) => {
@@ -95,6 +105,9 @@ export class TimelinePane {
   /** Open the timeline at the clicked moment and explain it. */
   async open(target: ExplainTarget): Promise<void> {
     const seq = ++this.seq
+    this.cancelPending()
+    const id = requestId()
+    this.pending.add(id)
     const seed = target.seed ?? seedFor(target.run, target.variant, target.workload, target.sample)
     const title = describeTarget(target)
     this.el.hidden = false
@@ -104,15 +117,16 @@ export class TimelinePane {
     this.el.scrollIntoView?.({ block: 'nearest' })
     try {
       const req: ExplainRequest = target.idle
-        ? { runId: target.run.id, variant: target.variant, seed, idle: target.idle }
-        : { runId: target.run.id, variant: target.variant, seed, workload: target.workload, sample: target.sample ?? 'max' }
-      const result = await this.api.explain(req)
+        ? { runId: target.run.id, variant: target.variant, seed, idle: target.idle, requestId: id }
+        : { runId: target.run.id, variant: target.variant, seed, workload: target.workload, sample: target.sample ?? 'max', requestId: id }
+      const result = await this.api.explain(req).finally(() => this.pending.delete(id))
       if (seq !== this.seq) return
       this.primary = { target, seed, result }
       this.panel.show(result, `${title} \u00b7 seed ${seed}`)
       this.draw()
       this.el.dataset.state = 'shown'
       void this.fillCompare(target.run)
+      if (target.alignWith) await this.compareWith(target.alignWith.runId, target.alignWith.variant)
     } catch (err) {
       if (seq !== this.seq) return
       this.el.dataset.state = 'error'
@@ -129,9 +143,11 @@ export class TimelinePane {
       const run = await this.api.getRun(runId)
       const t = p.target
       const seed = seedFor(run, variant, t.workload, t.sample)
+      const id = requestId()
+      this.pending.add(id)
       const result = await this.api.explain(t.idle
-        ? { runId, variant, seed, idle: t.idle }
-        : { runId, variant, seed, workload: t.workload, sample: t.sample ?? 'max' })
+        ? { runId, variant, seed, idle: t.idle, requestId: id }
+        : { runId, variant, seed, workload: t.workload, sample: t.sample ?? 'max', requestId: id }).finally(() => this.pending.delete(id))
       if (seq !== this.seq) return
       this.second = { title: `${variant} \u00b7 seed ${seed}: ${result.sample.task} ${result.sample.latencyUs} us \u2014 ${run.name}`, result }
       this.draw()
@@ -144,8 +160,15 @@ export class TimelinePane {
     this.timeline.setDark(dark)
   }
 
+  /** Stop the re-runs nobody waits for any more (a long run's passes would hold a worker for minutes). */
+  private cancelPending(): void {
+    for (const id of this.pending) void this.api.cancelExplain(id).catch(() => false)
+    this.pending.clear()
+  }
+
   close(): void {
     this.seq++
+    this.cancelPending()
     this.primary = null
     this.second = null
     this.el.hidden = true

@@ -7,7 +7,8 @@ import { ChartCard } from './chart-card'
 import { EXPORT_FORMATS } from './results'
 import { seedsTable } from './tables'
 import { isMeasured, realVsSim } from '../../../shared/real-vs-sim'
-import type { CompareColumnData, TabView, ViewContext } from '../state'
+import type { SampleSelector } from '../../../shared/explain'
+import type { CompareColumnData, ExplainTarget, TabView, ViewContext } from '../state'
 import { chartTheme } from '../theme'
 import { shallowEqual } from '../store'
 
@@ -19,7 +20,8 @@ export function createCompareView(ctx: ViewContext): TabView {
     setBaseline: (i) => {
       const c = ctx.store.state.comparison
       if (c) ctx.store.set({ comparison: { ...c, baseline: i } })
-    }
+    },
+    explain: (t) => ctx.actions.explain(t)
   })
   ctx.store.watch((s) => ({ c: s.comparison, theme: s.theme }), ({ c, theme }) => view.show(c?.columns ?? [], c?.baseline ?? 0, chartTheme(theme)), { now: true, equals: shallowEqual })
   return { id: 'compare', label: 'Compare', el: view.el }
@@ -63,6 +65,8 @@ interface CompareHandlers {
   exportPng(name: string, card: ChartCard): void
   exportTable(cols: CompareColumnData[], baseline: number, format: ExportFormat, title: string): void
   setBaseline(index: number): void
+  /** A cell was clicked: its column's moment on the timeline, the baseline's aligned below. */
+  explain(target: Omit<ExplainTarget, 'seq'>): void
 }
 
 /** Two or more variants (of one run or of several saved runs) side by side. */
@@ -121,6 +125,23 @@ class CompareView {
     }
     const cdf = card('latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
     const pct = card('latency-percentiles', { height: 260 })
+    const tableBox = h('section', { class: 'card', 'data-testid': 'compare-table' },
+      h('p', { class: 'hint' }, `Against ${labels[this.baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (\u2212) is worse'), '. Click a percentile or the max: its moment on the timeline, the baseline\'s below it.'),
+      tables.map((t) => seedsTable(labels, t, this.baseline)))
+    tableBox.addEventListener('click', (e) => {
+      const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
+      const table = td?.closest('table[data-workload]') as HTMLElement | null
+      const i = Number(td?.dataset.col)
+      const col = this.cols[i]
+      if (!td || !table || !col) return
+      // a measured run kept its timeline around each maximum only
+      if (isMeasured(variantResults(col.run.results, col.variant)) && td.dataset.explain !== 'max') return
+      const base = this.cols[this.baseline]
+      this.on.explain({
+        run: col.run, variant: col.variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector,
+        ...(i !== this.baseline && base ? { alignWith: { runId: base.run.id, variant: base.variant } } : {})
+      })
+    })
 
     replace(this.el,
       h('header', { class: 'results-head' },
@@ -129,9 +150,7 @@ class CompareView {
           h('label', {}, 'Baseline ', baselinePick),
           h('span', { class: 'export-group' }, 'Export:',
             EXPORT_FORMATS.map(([f, label, t]) => h('button', { class: 'small', title: t, 'data-export': f, onclick: () => this.on.exportTable(this.cols, this.baseline, f, title) }, label))))),
-      h('section', { class: 'card', 'data-testid': 'compare-table' },
-        h('p', { class: 'hint' }, `Against ${labels[this.baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (−) is worse'), '.'),
-        tables.map((t) => seedsTable(labels, t, this.baseline))),
+      tableBox,
       names.length > 1
         ? h('label', { class: 'workload-pick' }, 'Charts for workload ',
             h('select', { onchange: (e: Event) => { this.workload = (e.target as HTMLSelectElement).value; this.render() } },

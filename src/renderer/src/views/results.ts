@@ -154,10 +154,10 @@ class ResultsView {
     const simulated = run.source !== 'real' && run.source !== 'trace'
     if (!simulated) tableBox.classList.add('no-explain')
     tableBox.addEventListener('click', (e) => {
-      if (!simulated) return
       const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
       const table = td?.closest('table[data-workload]') as HTMLElement | null
-      if (!td || !table) return
+      // a measured run kept its timeline around each maximum only (nothing to explain elsewhere)
+      if (!td || !table || (!simulated && td.dataset.explain !== 'max')) return
       const variant = labels[Number(td.dataset.col)]
       if (variant !== undefined) this.on.explain({ run, variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector })
     })

@@ -10,7 +10,7 @@ export function createTimelineView(ctx: ViewContext): TabView {
   const pane = new TimelinePane(ctx.api, { dark: () => ctx.store.state.theme === 'dark', onClose: () => ctx.store.set({ explain: null }) })
   const empty = h('div', { class: 'empty-state' },
     h('h3', {}, 'Why this latency'),
-    h('p', {}, 'In ', h('strong', {}, 'Results'), ', click the maximum or any percentile of a latency table, a point of the latency CDF, or an unreasonable-idle count: the timeline of the CPUs at that moment opens here, with the scheduler\u2019s decisions explained beside it.'),
+    h('p', {}, 'In ', h('strong', {}, 'Results'), ' or ', h('strong', {}, 'Compare'), ', click the maximum or any percentile of a latency table, a point of the latency CDF, or an unreasonable-idle count: the timeline of the CPUs at that moment opens here, with the scheduler\u2019s decisions explained beside it.'),
     h('p', { class: 'hint' }, 'The variant is re-run with the decision recorder (same seed, same result); reason codes are documented in docs/explain.md.'))
   const el = h('div', { class: 'timeline-tab' }, empty, pane.el)
   ctx.store.watch((s) => s.explain, (t) => {

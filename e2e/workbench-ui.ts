@@ -130,3 +130,37 @@ export class Workbench {
     return this.page.locator('[data-testid="history-item"] .run-name').allTextContents()
   }
 }
+
+/** Open the workbench of `url` in a fresh browser context (clipboard allowed, downloads accepted). */
+export async function openWorkbench(browser: import('playwright-core').Browser, url: string, viewport = { width: 1440, height: 900 }, pageErrors: string[] = []): Promise<{ page: Page; ui: Workbench }> {
+  const context = await browser.newContext({ viewport, acceptDownloads: true })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin })
+  const page = await context.newPage()
+  page.on('pageerror', (e) => pageErrors.push(e.message))
+  page.on('dialog', (d) => void d.accept())
+  await page.goto(url)
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+  return { page, ui: new Workbench(page, (t) => page.evaluate((x) => navigator.clipboard.writeText(x), t)) }
+}
+
+/** Decode a PNG in the page: its size and a few pixels, for checks of exported images. */
+export async function pngPixels(page: Page, bytes: Buffer, points: [number, number][]): Promise<{ width: number; height: number; rgba: number[][]; darkRowsFromBottom: number }> {
+  return page.evaluate(async ({ b64, points }) => {
+    // (the page's CSP allows no fetch of data: URLs)
+    const blob = new Blob([Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0))], { type: 'image/png' })
+    const bmp = await createImageBitmap(blob)
+    const c = new OffscreenCanvas(bmp.width, bmp.height)
+    const ctx = c.getContext('2d')!
+    ctx.drawImage(bmp, 0, 0)
+    const d = ctx.getImageData(0, 0, bmp.width, bmp.height).data
+    const at = (x: number, y: number) => Array.from(d.subarray((y * bmp.width + x) * 4, (y * bmp.width + x) * 4 + 4))
+    // The caption band: how many of the last rows carry dark (text) pixels.
+    let dark = 0
+    for (let y = bmp.height - 1; y >= bmp.height - 60 && y >= 0; y--) {
+      let any = false
+      for (let x = 0; x < bmp.width && !any; x++) { const p = at(x, y); if (p[0] < 120 && p[1] < 120 && p[2] < 120) any = true }
+      if (any) dark++
+    }
+    return { width: bmp.width, height: bmp.height, rgba: points.map(([x, y]) => at(Math.round(x), Math.round(y))), darkRowsFromBottom: dark }
+  }, { b64: bytes.toString('base64'), points })
+}

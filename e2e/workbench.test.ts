@@ -198,14 +198,27 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     await expect.poll(() => page.locator('[data-testid="run-progress"] .progress-row[data-state="running"]').count(), { timeout: 30_000 }).toBeGreaterThan(0)
     const mid = await page.locator('[data-testid="run-progress"] progress').first().evaluate((e) => (e as HTMLProgressElement).value)
     expect(mid).toBeLessThan(1000)
+    // Esc in Monaco's find box closes the box; it does not cancel the run
+    await ui.focusEditor()
+    await page.keyboard.press('ControlOrMeta+F')
+    await expect.poll(() => page.locator('.find-widget.visible').count()).toBe(1)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('.find-widget.visible').count()).toBe(0)
+    expect(await page.getByTestId('run-progress').getAttribute('data-status')).toBe('running')
+    expect(await page.getByTestId('cancel-button').isEnabled()).toBe(true)
     const t0 = Date.now()
     await page.getByTestId('cancel-button').click()
     await expect.poll(() => page.getByTestId('run-progress').getAttribute('data-status'), { timeout: 15_000 }).toBe('canceled')
     expect(Date.now() - t0).toBeLessThan(10_000)
     expect(await page.getByTestId('run-button').isEnabled()).toBe(true)
     expect(await page.getByTestId('cancel-button').isEnabled()).toBe(false)
-    // nothing finished, so nothing was saved, and nothing saved before was lost
-    expect(await ui.historyNames()).toEqual(before)
+    // what the canceled simulation computed is kept, marked partial; nothing saved before was lost
+    await ui.waitLastRunListed()
+    const first = page.locator('[data-testid="history-item"]').first()
+    expect(await first.getAttribute('data-status')).toBe('canceled')
+    expect((await ui.historyNames()).slice(1)).toEqual(before)
+    await expect.poll(() => page.getByTestId('partial-notice').textContent()).toMatch(/the run was canceled; .* of /)
+    await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
   })
 
   it('opens, imports and saves files through the browser, and switches themes', async () => {

@@ -3,17 +3,23 @@
  *
  * - `scenarios[]` (DESIGN.md contract): the throughput scenarios of src/sim/bench-scenarios.ts;
  *   events, events/s, simulated time per wall time, peak RSS and heapRatio = our events/s over
- *   a bare binary-heap push/pop loop of the same event count in the same process (our ceiling).
+ *   a bare binary-heap push/pop loop of the same event count in the same process (our ceiling),
+ *   both rates on this process's CPU time (eventsPerCpuSec; a shared machine's wall clock
+ *   counts the others' time slices too).
  * - `setups[]`: every preset (the seed threads' setups), each variant measured on one core:
- *   events per simulated second and per context switch, simulated seconds per wall second, peak
+ *   events per simulated second and per context switch, simulated seconds per wall second
+ *   (simToWall) and per CPU second (simToCpu: the one-core speed on a busy machine), peak
  *   RSS; and the time to answer: the wall time to reach the published run's sample count for
  *   all variants on this machine's worker pool, beside the board's time (published duration x
  *   variants).
  *
  * Every measurement runs in a fresh child process (its own peak RSS, its own JIT warm-up), one
  * at a time. `--quick` estimates the time to answer from the measured throughput instead of
- * running the published durations; `--only NAME` restricts to names containing NAME;
- * `--no-answer` skips the time to answer. A benchmark, not a test: it asserts nothing.
+ * running the published durations; `--answer-max SEC` (default 180) runs them only where that
+ * estimate is at most SEC (longer ones would hold both cores of a shared machine for many
+ * minutes: they are reported as estimates, `answerEstimated: true`); `--only NAME` restricts
+ * to names containing NAME; `--no-answer` skips the time to answer. At the end it prints the
+ * setups as a Markdown table (README's). A benchmark, not a test: it asserts nothing.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -51,13 +57,22 @@ function bareHeap(events: number, pending: number): number {
   const rng = new Prng(1)
   let now = 0
   for (let i = 0; i < pending; i++) q.push(rng.below(1_000_000), 1, i, 0)
-  const t0 = performance.now()
+  const t0 = cpuNow()
   for (let i = 0; i < events; i++) {
     q.pop()
     now = q.popTime
     q.push(now + 1 + rng.below(1_000_000), q.popKind, q.popTarget, q.popGen)
   }
-  return events / ((performance.now() - t0) / 1000)
+  return events / (cpuNow() - t0)
+}
+
+/**
+ * This process's CPU seconds (user + system). The ratios and the one-core figures are taken
+ * on CPU time: on a machine shared with others a wall clock also counts their time slices.
+ */
+function cpuNow(): number {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
 }
 
 /** bareHeap after a warm-up pass, the median of enough passes to cover a second. */
@@ -89,13 +104,17 @@ function childThroughput(name: string): Record<string, number | string> {
   // second of runs (short scenarios are otherwise all timer noise)
   const warm = simulateDetailed(s, 0, 1)
   const walls: number[] = []
+  const cpus: number[] = []
   for (let total = 0; walls.length < 3 || total < 1; ) {
     const t0 = performance.now()
+    const c0 = cpuNow()
     simulateDetailed(s, 0, 1)
+    cpus.push(cpuNow() - c0)
     walls.push((performance.now() - t0) / 1000)
     total += walls[walls.length - 1]
   }
   const wall = median(walls)
+  const cpu = median(cpus)
   const events = warm.result.stats.events
   const eventsPerSec = events / wall
   const pending = Math.max(16, warm.kernel.eq.size)
@@ -105,8 +124,9 @@ function childThroughput(name: string): Record<string, number | string> {
     events,
     eventsPerSec: Math.round(eventsPerSec),
     simToWall: r2(s.durationMs / 1000 / wall),
+    eventsPerCpuSec: Math.round(events / cpu),
     peakRssMb: rssMb(),
-    heapRatio: r3(eventsPerSec / ceiling)
+    heapRatio: r3(events / cpu / ceiling)
   }
 }
 
@@ -129,7 +149,9 @@ function childSetup(id: string, variant: number): Record<string, number | string
   simulateDetailed(warmRun.scenario, warmRun.variantIndex, warmRun.seed)
   const [run] = expandRuns(base, { variants: [base.variants[variant].name], seeds: 1, durationMs: ms })
   const t0 = performance.now()
+  const c0 = cpuNow()
   const { result, kernel } = simulateDetailed(run.scenario, run.variantIndex, run.seed)
+  const cpu = cpuNow() - c0
   const wall = (performance.now() - t0) / 1000
   const st = result.stats
   const simSec = st.simulatedMs / 1000
@@ -140,9 +162,11 @@ function childSetup(id: string, variant: number): Record<string, number | string
     eventsPerSec: Math.round(st.events / wall),
     simToWall: r3(simSec / wall),
     peakRssMb: rssMb(),
-    heapRatio: r3(st.events / wall / ceiling),
+    simToCpu: r3(simSec / cpu),
+    heapRatio: r3(st.events / cpu / ceiling),
     simulatedSec: r3(simSec),
     wallSec: r3(wall),
+    cpuSec: r3(cpu),
     eventsPerSimSec: Math.round(st.events / simSec),
     contextSwitches: st.contextSwitches,
     eventsPerSwitch: r2(st.events / Math.max(1, st.contextSwitches))
@@ -193,6 +217,7 @@ async function main(): Promise<void> {
   }
   const quick = argv.includes('--quick')
   const noAnswer = argv.includes('--no-answer')
+  const answerMax = argv.includes('--answer-max') ? Number(argv[argv.indexOf('--answer-max') + 1]) : 180
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined
   const want = (n: string): boolean => !only || n.includes(only)
   const workers = Math.max(1, availableParallelism())
@@ -214,6 +239,7 @@ async function main(): Promise<void> {
       events: sum(variants, 'events'),
       eventsPerSec: Math.round(sum(variants, 'events') / sum(variants, 'wallSec')),
       simToWall: Math.min(...variants.map((v) => v.simToWall as number)),
+      simToCpu: Math.min(...variants.map((v) => v.simToCpu as number)),
       peakRssMb: Math.max(...variants.map((v) => v.peakRssMb as number)),
       heapRatio: Math.min(...variants.map((v) => v.heapRatio as number)),
       eventsPerSimSec: Math.round(sum(variants, 'events') / sum(variants, 'simulatedSec')),
@@ -226,12 +252,12 @@ async function main(): Promise<void> {
       if (!noAnswer) {
         const est = estimateAnswer(s, variants, board.sec, workers)
         row.timeToAnswerEstimateSec = r2(est)
-        if (!quick) {
+        if (!quick && est <= answerMax) {
           const a = await answerOnPool(presetScenario(p.id, s.publishedDurationMs), workers)
           row.timeToAnswerSec = r2(a.wallSec)
           row.answerRuns = a.runs
           if (a.replicas) row.replicas = a.replicas
-        }
+        } else row.answerEstimated = true
         const t = (row.timeToAnswerSec ?? row.timeToAnswerEstimateSec) as number
         row.speedupVsBoard = r2((board.sec * s.variants.length) / t)
       }
@@ -243,20 +269,31 @@ async function main(): Promise<void> {
   const file = resolve(process.cwd(), 'bench-results.json')
   writeFileSync(file, JSON.stringify({ workers, quick, scenarios, setups }, null, 2) + '\n')
   console.log(`wrote ${file}`)
+  if (setups.length > 0) console.log('\n' + markdownTable(setups, workers))
 }
 
 /**
  * The time to answer from measured one-core throughput: each variant's published duration at
- * its simToWall (hackbench setups: the measured run itself, which ends when hackbench does),
- * scheduled over the pool's workers.
+ * its one-core speed, simToCpu (hackbench setups: the measured run itself, which ends when
+ * hackbench does), scheduled over the pool's workers.
  */
 function estimateAnswer(s: Scenario, variants: Record<string, number | string>[], boardSec: number, workers: number): number {
-  if (s.publishedDurationMs === undefined) return makespan(variants.map((v) => v.wallSec as number), workers)
+  if (s.publishedDurationMs === undefined) return makespan(variants.map((v) => v.cpuSec as number), workers)
   // as the pool runs them: long steady runs as replicas (their warm-ups included)
   const plan = planReplicas({ ...s, durationMs: s.publishedDurationMs }, variants.length, workers)
   const k = plan?.replicas ?? 1
   const pieceSec = boardSec / k + (plan?.warmupMs ?? 0) / 1000
-  return makespan(variants.flatMap((v) => new Array<number>(k).fill(pieceSec / (v.simToWall as number))), workers)
+  return makespan(variants.flatMap((v) => new Array<number>(k).fill(pieceSec / (v.simToCpu as number))), workers)
+}
+
+/** The setups as README shows them (one line each; `~` marks an estimated time to answer). */
+function markdownTable(rows: SetupRow[], workers: number): string {
+  const head = `| setup | variants | events / sim-s | events / switch | sim-s per CPU-s (slowest variant, 1 core) | peak RSS | time to answer (${workers} workers) | board |`
+  const lines = rows.map((r) => {
+    const answer = r.timeToAnswerSec !== undefined ? `${r.timeToAnswerSec} s` : r.timeToAnswerEstimateSec !== undefined ? `~${r.timeToAnswerEstimateSec} s` : '-'
+    return `| ${r.name} | ${r.variants.length} | ${r.eventsPerSimSec} | ${r.eventsPerSwitch} | ${r.simToCpu} | ${r.peakRssMb} MB | ${answer} | ${r.boardSec ?? '-'} s |`
+  })
+  return [head, '|---|---|---|---|---|---|---|---|', ...lines].join('\n')
 }
 
 function sum(rows: Record<string, number | string>[], key: string): number {
@@ -264,7 +301,7 @@ function sum(rows: Record<string, number | string>[], key: string): number {
 }
 
 function printSetup(r: SetupRow): void {
-  const v = r.variants.map((x) => `${x.variant}: ${x.simToWall}x, ${x.eventsPerSwitch} ev/sw`).join('; ')
+  const v = r.variants.map((x) => `${x.variant}: ${x.simToCpu}x, ${x.eventsPerSwitch} ev/sw`).join('; ')
   const answer = r.timeToAnswerSec !== undefined ? `${r.timeToAnswerSec} s` : r.timeToAnswerEstimateSec !== undefined ? `~${r.timeToAnswerEstimateSec} s (estimate)` : '-'
   console.log(`${r.name}: ${r.eventsPerSimSec} ev/sim-s, ${r.eventsPerSwitch} ev/switch, ${r.peakRssMb} MB; answer ${answer} vs board ${r.boardSec ?? '-'} s (${r.publishedSamples ?? ''})\n    ${v}`)
 }

@@ -74,6 +74,8 @@ export interface CompareArgs extends RunArgs {
   md: boolean
   /** Extra percentile rows (e.g. 50, 90, 95). */
   percentiles: number[]
+  /** Include background-noise workloads (left out of the tables by default). */
+  noise: boolean
 }
 
 export interface SweepArgs extends RunArgs {
@@ -101,7 +103,7 @@ export type Command =
   | ({ cmd: 'real' } & RealArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
   | ({ cmd: 'calibrate' } & CalibrateArgs)
-  | { cmd: 'help' }
+  | { cmd: 'help'; topic?: string }
   | { cmd: 'version' }
 
 export const USAGE = `usage: schedlab COMMAND [options]
@@ -136,9 +138,10 @@ export const USAGE = `usage: schedlab COMMAND [options]
       the maximum): a timeline of the CPUs involved and the scheduler's decisions between the
       moment the task became runnable and the moment it ran (reason codes: docs/explain.md).
       --idle 4ms+:0 explains an unreasonable-idle event instead (no --workload needed).
-  compare SCENARIO [same options] [--percentile P]... [--md] [--json]
+  compare SCENARIO [same options] [--percentile P]... [--noise] [--md] [--json]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
+      Background-noise workloads are left out; --noise shows their CPU time, for reference.
   sweep SCENARIO [run options] [--json] [--out DIR] [--shard I/N]
       Run the scenario's "sweep" grid (paths as in --set, the product of their values) on the
       worker pool; --shard I/N runs cells I, I+N, ... (I from 0). Prints a table per workload,
@@ -229,7 +232,7 @@ const SWEEP_OPTIONS = {
   claim: { type: 'string' }
 } as const
 
-const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true } } as const
+const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true }, noise: { type: 'boolean' } } as const
 
 function intOpt(name: string, v: string | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined
@@ -345,8 +348,28 @@ function explainArgs(argv: string[]): ExplainArgs {
   return a
 }
 
+/** The section(s) of USAGE about `cmd`, with the lines every command shares; null if it has none. */
+export function usageOf(cmd: string): string | null {
+  const lines = USAGE.split('\n')
+  const out: string[] = []
+  let inSection = false
+  for (const l of lines) {
+    // A section starts at a line indented by two: "  run SCENARIO ...", "  patches | topologies | presets ...".
+    if (/^ {2}\S/.test(l)) {
+      const prefix = l.trim().split(/ (?=[A-Z[])/)[0]
+      inSection = prefix.split(/\s*\|\s*|\s+/).includes(cmd)
+    } else if (!/^ {4,}/.test(l)) inSection = false
+    if (inSection) out.push(l)
+  }
+  if (out.length === 0) return null
+  return `usage: schedlab ${cmd} [options]\n\n${out.join('\n')}\n\nSCENARIO is a file, or the id of a preset (\`schedlab presets\`).\nExit codes: 0 success, 2 invalid input, 1 internal error.`
+}
+
 export function parseArgs(argv: readonly string[]): Command {
   const [cmd, ...rest] = argv
+  // `schedlab CMD --help` (or -h) anywhere among its arguments: that command's usage.
+  // (serve has its own, with its defaults.)
+  if (cmd && cmd !== 'serve' && rest.some((x) => x === '--help' || x === '-h') && usageOf(cmd)) return { cmd: 'help', topic: cmd }
   switch (cmd) {
     case undefined:
     case 'help':
@@ -370,7 +393,7 @@ export function parseArgs(argv: readonly string[]): Command {
         return n
       })
       if (values.md === true && a.json) throw new UsageError('compare: --md and --json exclude each other')
-      return { cmd: 'compare', ...a, md: values.md === true, percentiles }
+      return { cmd: 'compare', ...a, md: values.md === true, percentiles, noise: values.noise === true }
     }
     case 'sweep': {
       const { values: v, ...a } = runArgs(rest, 'sweep', SWEEP_OPTIONS)

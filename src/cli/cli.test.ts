@@ -264,3 +264,56 @@ describe('schedlab commands (on the simulator)', () => {
     expect(await runCli(['serve', '--port', 'http'], memoryIo())).toBe(2)
   })
 })
+
+describe('command line manners', () => {
+  it('every subcommand answers --help with its own usage, on stdout, exit 0', async () => {
+    // (serve prints its own usage, with its defaults, from its process: see serve-host tests.)
+    for (const cmd of ['run', 'compare', 'validate', 'explain', 'sweep', 'merge', 'patches', 'topologies', 'presets', 'real', 'analyze', 'calibrate']) {
+      const io = memoryIo()
+      expect(await runCli([cmd, '--help'], io), cmd).toBe(0)
+      expect(io.stdout, cmd).toMatch(new RegExp(`usage: schedlab ${cmd}`))
+      expect(io.stderr, cmd).toBe('')
+    }
+    const io = memoryIo()
+    expect(await runCli(['compare', 'x.json', '-h'], io)).toBe(0)
+    expect(io.stdout).toContain('--noise')
+  })
+
+  it('validate --json prints JSON for a valid and for an invalid scenario', async () => {
+    const good = memoryIo({ 'ok.json': JSON.stringify({ topology: 'smp-2', workloads: [{ type: 'hog' }] }) })
+    expect(await runCli(['validate', 'ok.json', '--json'], good)).toBe(0)
+    expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, scenario: { topology: { name: 'smp-2' } } })
+    const bad = memoryIo({ 'bad.json': JSON.stringify({ topology: 'smp-2', kernel: { hz: 251 }, durationMs: -5, workloads: [{ type: 'hog' }] }) })
+    expect(await runCli(['validate', 'bad.json', '--json'], bad)).toBe(2)
+    const v = JSON.parse(bad.stdout)
+    expect(v).toMatchObject({ ok: false, file: 'bad.json' })
+    expect(v.issues.map((i: { path: string }) => i.path)).toEqual(['kernel.hz', 'durationMs'])
+    expect(v.issues[0].message).toBe('expected one of 100, 250, 300, 1000, got 251')
+    const missing = memoryIo()
+    expect(await runCli(['validate', 'nope.json', '--json'], missing)).toBe(2)
+    expect(JSON.parse(missing.stdout).ok).toBe(false)
+  })
+
+  it('ends the event-limit refusal with a newline', async () => {
+    const io = memoryIo({ 'long.json': JSON.stringify({ topology: 'smp-2', durationMs: 86_400_000, workloads: [{ type: 'cyclictest', periodUs: 100 }] }) })
+    expect(await runCli(['run', 'long.json'], io)).toBe(2)
+    expect(io.stderr).toMatch(/refused: this run would simulate about [^\n]*--max-events \d+[^\n]*\n$/)
+    expect(io.stderr.endsWith('\n\n')).toBe(false)
+  })
+
+  it('leaves background noise out of comparison tables unless asked, and never calls its CPU time better', () => {
+    const noisy = (name: string, cpu: number): VariantResult => ({
+      ...result(name, 1, lat(90, 100, 200)),
+      workloads: [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat(90, 100, 200) }, { name: 'system', type: 'noise', latencyUs: { ...lat(0, 0, 0), count: 0 } }],
+      tasks: [{ name: 'kworker/0:0', workload: 'system', cpuTimeMs: cpu, latencyUs: { ...lat(0, 0, 0), count: 0 }, migrations: 0, contextSwitches: 1, wakeups: 1, lastCpu: 0 }]
+    })
+    const runs = [noisy('a', 90), noisy('b', 80)]
+    const plain = renderCompareText(compareResults('s', runs, ['a', 'b']))
+    expect(plain).not.toMatch(/system/)
+    const asked = renderCompareText(compareResults('s', runs, ['a', 'b'], [], { noise: true }))
+    expect(asked).toMatch(/CPU time \(ms\) of system \(background noise, for reference\)/)
+    const noiseTable = asked.slice(asked.indexOf('CPU time (ms) of system')).split('\n\n')[0]
+    expect(noiseTable).not.toMatch(/better|%/)
+    expect(noiseTable).toMatch(/90 .*\| +80/)
+  })
+})

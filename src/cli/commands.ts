@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { listPresets, readPreset } from '../main/services/presets'
 import { SCHED_FEATURES } from '../sim/kernel/features'
-import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
+import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, ScenarioError, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
 import { InputError } from './args'
@@ -226,7 +226,7 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
   if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
   let c
   try {
-    c = compareResults(scenario.name, results, names, a.percentiles)
+    c = compareResults(scenario.name, results, names, a.percentiles, { noise: a.noise })
   } catch (e) {
     throw new InputError((e as Error).message)
   }
@@ -235,10 +235,19 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
 }
 
 export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }, io: CliIo): number {
-  const s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
+  let s: Scenario
+  try {
+    s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
+    // What `run` would meet: the whole submission against the limits.
+    expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
+  } catch (e) {
+    // With --json the verdict is JSON either way: { ok: false, file, issues } on stdout, exit 2.
+    if (!a.json || !(e instanceof ScenarioError || e instanceof InputError)) throw e
+    const issues = e instanceof ScenarioError ? e.issues : [{ path: '(root)', message: e.message }]
+    io.out(JSON.stringify({ ok: false, file: e instanceof ScenarioError ? e.file : a.file, issues }, null, 2) + '\n')
+    return 2
+  }
   printWarnings(s, io)
-  // What `run` would meet: the whole submission against the limits.
-  expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
   if (a.json) {
     io.out(JSON.stringify({ ok: true, scenario: s }, null, 2) + '\n')
     return 0

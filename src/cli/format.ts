@@ -117,8 +117,8 @@ export interface CompareRow {
 export interface CompareTable {
   title: string
   workload: string
-  /** Which direction is an improvement; the change is positive when better. */
-  better: 'lower' | 'higher'
+  /** Which direction is an improvement; the change is positive when better ('none': no change is shown). */
+  better: 'lower' | 'higher' | 'none'
   /** Digits after the decimal point for values. */
   digits: number
   rows: CompareRow[]
@@ -179,7 +179,7 @@ export function cellsOf(estimates: (Estimate | null)[], better: 'lower' | 'highe
  * Latency percentiles are pooled over seeds with their intervals (src/stats); the maximum has
  * none. Throws an Error naming the percentile when one cannot be computed (no histogram data).
  */
-export function compareResults(scenario: string, runs: VariantResult[], variants: string[], percentiles: number[] = []): Comparison {
+export function compareResults(scenario: string, runs: VariantResult[], variants: string[], percentiles: number[] = [], opts: { noise?: boolean } = {}): Comparison {
   const byVariant = variants.map((v) => runs.filter((x) => x.name === v))
   const seeds = [...new Set(runs.map((x) => x.seed))].sort((a, b) => a - b)
   // Every workload of any column, in order of appearance (a variant may disable some).
@@ -189,6 +189,18 @@ export function compareResults(scenario: string, runs: VariantResult[], variants
   const pick = (wl: string): WorkloadResult[][] => byVariant.map((rs) => rs.flatMap((x) => x.workloads.filter((w) => w.name === wl)))
   const extra = [...new Set(percentiles)].filter((p) => p !== 99 && p !== 99.9).sort((a, b) => a - b)
   for (const w of workloads) {
+    // Background noise is the setting, not a result: left out unless asked for, and then its
+    // CPU time is shown for reference, with no direction (more or less of it is neither better).
+    if (w.type === 'noise') {
+      if (!opts.noise) continue
+      const values = byVariant.map((rs) => {
+        const xs = rs.filter((x) => x.workloads.some((y) => y.name === w.name)).map((x) => x.tasks.filter((t) => t.workload === w.name).reduce((n, t) => n + t.cpuTimeMs, 0))
+        return xs.length ? xs : null
+      })
+      const cells = cellsOf(values.map(overSeeds), 'lower', false).map((c): CompareCell => ({ value: c.value, ...(c.halfWidth !== undefined ? { halfWidth: c.halfWidth } : {}), changePct: null }))
+      tables.push({ title: `CPU time (ms) of ${w.name} (background noise, for reference)`, workload: w.name, better: 'none', digits: 0, rows: [{ label: 'CPU time', cells }] })
+      continue
+    }
     const per = pick(w.name)
     const stats = per.map((ws) => (ws.length > 0 ? workloadStats(ws) : null))
     const hasLatency = stats.some((st) => (st?.count ?? 0) > 0)

@@ -1,5 +1,5 @@
 import { ScenarioError } from '../sim/scenario'
-import { InputError, parseArgs, UsageError, USAGE } from './args'
+import { InputError, parseArgs, UsageError, USAGE, usageOf } from './args'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
@@ -19,7 +19,7 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
     const c = parseArgs(argv)
     switch (c.cmd) {
       case 'help':
-        io.out(USAGE + '\n')
+        io.out(((c.topic && usageOf(c.topic)) || USAGE) + '\n')
         return 0
       case 'version':
         io.out(`schedlab ${version()}\n`)

@@ -75,6 +75,15 @@ export function cdfPoints(h: HistogramData): CdfPoint[] {
 }
 
 /**
+ * Complementary cumulative distribution (the tail): (latency in us, fraction of samples
+ * greater than it) from (first bucket low, 1) down to the last non-zero fraction, 1/N at
+ * best; the final zero cannot sit on a log axis and is left out.
+ */
+export function ccdfPoints(h: HistogramData): CdfPoint[] {
+  return cdfPoints(h).map((p) => ({ x: p.x, y: 1 - p.y })).filter((p) => p.y > 1e-12)
+}
+
+/**
  * Re-bin a histogram onto `edges` (ascending, in us) for an overlay of several variants on
  * a common x axis. A bucket is credited to the bin holding its midpoint.
  */

@@ -20,7 +20,8 @@ const exportReq = z.object({
   columns: z.array(column).min(1).max(64),
   format: z.enum(['csv', 'md', 'txt', 'json']),
   baseline: z.number().int().min(0).max(63),
-  title: z.string().max(500)
+  title: z.string().max(500),
+  metrics: z.array(z.enum(['count', 'avg', 'p50', 'p90', 'p99', 'p99_9', 'max', 'timeSec'])).max(8).optional()
 }).refine((r) => r.baseline < r.columns.length, { message: 'baseline must index a column', path: ['baseline'] })
 
 const startReq = z.object({
@@ -28,6 +29,9 @@ const startReq = z.object({
   file: fileName,
   name: z.string().max(500).optional(),
   variants: z.array(z.string().min(1).max(500)).max(256).optional(),
+  seeds: z.number().int().min(1).max(1000).optional(),
+  durationMs: z.number().int().min(1).max(86_400_000).optional(),
+  published: z.boolean().optional(),
   precision: z.string().min(1).max(600).optional(),
   maxSeeds: z.number().int().min(1).max(1000).optional()
 })
@@ -74,6 +78,8 @@ export const SERVICE_ARGS = {
   getSettings: z.tuple([]),
   updateSettings: z.tuple([z.object({
     theme: z.enum(['light', 'dark', 'system']).optional(),
+    layout: z.object({ historyPx: z.number().finite().min(0).max(10_000), editorPct: z.number().finite().min(0).max(100) }).strict().optional(),
+    exportPrefs: z.object({ scale: z.union([z.literal(2), z.literal(3)]), theme: z.enum(['light', 'dark', 'shown']) }).strict().optional(),
     limits: z.object({
       maxEventsPerRun: z.number().min(1000).max(1e13).optional(),
       maxTotalEvents: z.number().min(1000).max(1e15).optional(),

@@ -5,6 +5,7 @@
  * call reaches a service.
  */
 import type { ResultSource, VariantResult } from './result'
+import type { MetricKey } from './tables'
 import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
 
@@ -35,7 +36,11 @@ export interface ScenarioProblem {
 }
 
 export type ValidationResult =
-  | { ok: true; scenarioName: string; variants: string[]; seeds: number[]; runs: number }
+  | {
+      ok: true; scenarioName: string; variants: string[]; seeds: number[]; runs: number
+      /** The scenario's own duration, and the published test's when it gives one (for --published). */
+      durationMs: number; publishedDurationMs?: number
+    }
   | { ok: false; problem: ScenarioProblem }
 
 export interface NamedDoc {
@@ -55,9 +60,15 @@ export interface EditorInfo {
 export interface StartRunRequest {
   text: string
   file: string
+  /** The run's name; by default the scenario's, plus what differs from its last saved run. */
   name?: string
   /** Subset of variant names to run; all when absent. */
   variants?: string[]
+  /** Overrides of the scenario's `seeds` and `durationMs` (the workbench's run bar, the CLI's --seeds, --duration-ms). */
+  seeds?: number
+  durationMs?: number
+  /** Run for the scenario's publishedDurationMs (the CLI's --published). */
+  published?: boolean
   /**
    * `WORKLOAD.METRIC:PCT` (e.g. `cyclictest.p99:5`): add seeds until every variant's 95 %
    * interval of that figure is within PCT % of it (docs/statistics.md).
@@ -148,6 +159,22 @@ export interface RunList {
 
 export type Theme = 'light' | 'dark' | 'system'
 
+/** Widths of the window's panes, as the user dragged the splitters. */
+export interface PaneLayout {
+  /** Width of the history pane, CSS pixels. */
+  historyPx: number
+  /** Share of the editor in the width left after the history, percent. */
+  editorPct: number
+}
+
+/** How charts are exported as PNG. */
+export interface ExportPrefs {
+  /** Device pixels per CSS pixel of the exported image. */
+  scale: 2 | 3
+  /** The theme of the exported image ('shown': the window's). */
+  theme: 'light' | 'dark' | 'shown'
+}
+
 /** What one submission may cost on this host (src/main/services/limits.ts). */
 export interface HostLimits {
   /** Estimated events of one run; a scenario's "maxEvents" may lower it, not raise it. */
@@ -162,9 +189,14 @@ export interface Settings {
   theme: Theme
   baselineRunId: string | null
   recentFiles: string[]
+  /** Null until the user moves a splitter. */
+  layout: PaneLayout | null
+  exportPrefs: ExportPrefs
   /** The limits in force (command-line flags of `schedlab serve` over the saved setting over defaults). */
   limits?: HostLimits
 }
+
+export type SettingsPatch = { theme?: Theme; limits?: Partial<HostLimits>; layout?: PaneLayout; exportPrefs?: ExportPrefs }
 
 export type ExportFormat = 'csv' | 'md' | 'txt' | 'json'
 
@@ -180,6 +212,8 @@ export interface ExportTableRequest {
   /** Index into columns of the column the others are compared against. */
   baseline: number
   title: string
+  /** Only these rows of each table; all when absent. */
+  metrics?: MetricKey[]
 }
 
 export interface ExportContent {
@@ -291,7 +325,7 @@ export interface ServiceMethods {
   deleteRun(id: string): Promise<void>
   setBaseline(id: string | null): Promise<Settings>
   getSettings(): Promise<Settings>
-  updateSettings(patch: { theme?: Theme; limits?: Partial<HostLimits> }): Promise<Settings>
+  updateSettings(patch: SettingsPatch): Promise<Settings>
   /** The text of a table export; hosts deliver it (save dialog or download). */
   exportContent(req: ExportTableRequest): Promise<ExportContent>
   /** Why this latency: re-run the variant with the recorder and explain one sample or idle event. */

@@ -161,6 +161,11 @@ export interface VariantResult {
   /** Additional counters (balance attempts, per-level migrations, ...). */
   counters?: Record<string, number>
   warnings?: string[]
+  /**
+   * The run was canceled before its duration: the figures cover `stats.simulatedMs` only
+   * (the workbench keeps such results, marked partial).
+   */
+  partial?: boolean
   /** Where the figures come from: the simulator (absent), this machine's kernel, or a trace file. */
   source?: ResultSource
   /** Results read from a trace: what the reader saw (src/trace/analyzer.ts). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import {
-  buildTables, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
+  buildTables, columnLabels, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
 } from './tables'
 import { exponential, syntheticResult } from '../stats/synthetic'
 import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
@@ -182,5 +182,36 @@ describe('chart data', () => {
     expect(bins.at(-1)).toBe(4)
     expect(edges[0]).toBeCloseTo(1)
     expect(edges.at(-1)).toBeCloseTo(1000)
+  })
+})
+
+describe('wide text exports', () => {
+  it('wrap 8 columns into blocks under 100 columns, each with the row labels and every header', () => {
+    const labels = Array.from({ length: 8 }, (_, i) => `variant ${i} [run of cyclictest + hackbench, RB5 ${i}]`)
+    const cols = labels.map((label, i) => ({ label, results: [variant(label, 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ p99: 90 + i, max: 1000 + 100 * i }) }])] }))
+    const text = tablesToText(labels, buildTables(cols))
+    const lines = text.split('\n')
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(100)
+    const blocks = lines.filter((l) => l.startsWith('scheduling latency (us) for cyclictest'))
+    expect(blocks.length).toBeGreaterThan(1)
+    expect(blocks[0]).toMatch(/\(columns 1-\d of 8\)$/)
+    expect(lines.filter((l) => l.startsWith('99th Percentile (us)'))).toHaveLength(blocks.length)
+    for (const l of labels) for (const word of l.split(' ')) expect(text).toContain(word)
+    // a narrow table stays one block
+    expect(tablesToText(labels.slice(0, 2).map((_, i) => `v${i}`), buildTables(cols.slice(0, 2).map((c, i) => ({ ...c, label: `v${i}` }))))).not.toMatch(/columns 1-/)
+  })
+})
+
+describe('column labels', () => {
+  it('tell runs of one scenario apart by what changed, not by the whole scenario name', () => {
+    const s = 'cyclictest + hackbench 1 group thread pipe, 8 ms / 16 ms slices (RB5)'
+    expect(columnLabels([
+      { variant: 'tip', runName: s }, { variant: 'v1', runName: s },
+      { variant: 'tip', runName: `${s} · ct slice 4 ms` }, { variant: 'v1', runName: `${s} · ct slice 4 ms` }
+    ])).toEqual(['tip [run 1]', 'v1 [run 1]', 'tip [ct slice 4 ms]', 'v1 [ct slice 4 ms]'])
+    // runs of different scenarios keep their names; a variant unique among the columns is its name
+    expect(columnLabels([{ variant: 'tip', runName: 'a' }, { variant: 'tip', runName: 'b · x' }, { variant: 'v2', runName: 'b · x' }])).toEqual(['tip [a]', 'tip [b · x]', 'v2'])
+    // the same run twice still gets distinct headers
+    expect(columnLabels([{ variant: 'tip', runName: 'a' }, { variant: 'tip', runName: 'a' }])).toEqual(['tip [run 1]', 'tip [run 1] #2'])
   })
 })

@@ -202,21 +202,89 @@ export function cellTitle(row: MetricRow, i: number): string {
 /** What the marks mean, for the line under every exported table. */
 export const TABLE_LEGEND = LEGEND
 
-export function tablesToText(labels: readonly string[], tables: readonly WorkloadTable[]): string {
+/** Lines of at most `width` characters, broken at spaces (a longer word stays whole). */
+export function wrapWords(text: string, width: number): string[] {
+  const out: string[] = []
+  let line = ''
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + w.length > width) {
+      out.push(line)
+      line = w
+    } else line = line ? `${line} ${w}` : w
+  }
+  if (line || out.length === 0) out.push(line)
+  return out
+}
+
+/** A legend's "; "-separated clauses packed into lines of at most `width` (a clause breaks only when it must). */
+export function wrapClauses(text: string, width: number): string[] {
+  const out: string[] = []
+  let line = ''
+  for (const clause of text.split('; ')) {
+    const next = line ? `${line}; ${clause}` : clause
+    if (next.length <= width) line = next
+    else {
+      if (line) out.push(`${line};`)
+      const parts = wrapWords(clause, width)
+      out.push(...parts.slice(0, -1))
+      line = parts[parts.length - 1]
+    }
+  }
+  out.push(line)
+  return out
+}
+
+/** Plain-text exports stay under this many columns: wide tables wrap into blocks of columns. */
+export const TEXT_WIDTH = 99
+
+/**
+ * Fixed-width text as in the seed threads. A table too wide for `width` is printed in blocks
+ * of columns, each repeating the row labels; long headers wrap onto several lines.
+ */
+export function tablesToText(labels: readonly string[], tables: readonly WorkloadTable[], width = TEXT_WIDTH): string {
   const out: string[] = []
   for (const t of tables) {
     const cells = t.rows.map((r) => labels.map((_, i) => formatCell(r, i)))
-    const labelW = Math.max(...t.rows.map((r) => r.label.length))
-    const widths = labels.map((l, i) => Math.max(l.length, ...cells.map((c) => c[i].length)))
-    out.push(t.title)
-    out.push(' '.repeat(labelW) + ' ' + labels.map((l, i) => l.padStart(widths[i])).join(' | '))
-    t.rows.forEach((r, ri) => {
-      out.push(r.label.padEnd(labelW) + ' ' + cells[ri].map((c, i) => c.padStart(widths[i])).join(' | '))
+    const labelW = Math.max(0, ...t.rows.map((r) => r.label.length))
+    const room = Math.max(8, width - labelW - 3)
+    const colW = labels.map((l, i) => {
+      const cellW = Math.max(0, ...cells.map((c) => c[i].length))
+      const headW = Math.max(...wrapWords(l, Math.max(cellW, 16)).map((x) => x.length))
+      return Math.min(room, Math.max(cellW, headW))
     })
-    out.push('')
+    const blocks: number[][] = []
+    let used = labelW
+    for (let i = 0; i < labels.length; i++) {
+      const need = colW[i] + 3
+      if (blocks.length === 0 || used + need > width) {
+        blocks.push([])
+        used = labelW
+      }
+      blocks[blocks.length - 1].push(i)
+      used += need
+    }
+    for (const cols of blocks) {
+      out.push(blocks.length > 1 ? `${t.title} (columns ${cols[0] + 1}-${cols[cols.length - 1] + 1} of ${labels.length})` : t.title)
+      const heads = cols.map((i) => wrapWords(labels[i], colW[i]))
+      const depth = Math.max(...heads.map((x) => x.length))
+      for (let k = 0; k < depth; k++) {
+        // Headers sit on their last lines, right-aligned over their values.
+        out.push((' '.repeat(labelW) + ' ' + cols.map((i, j) => (heads[j][k - (depth - heads[j].length)] ?? '').padStart(colW[i])).join(' | ')).trimEnd())
+      }
+      t.rows.forEach((r, ri) => {
+        out.push(r.label.padEnd(labelW) + ' ' + cols.map((i) => cells[ri][i].padStart(colW[i])).join(' | '))
+      })
+      out.push('')
+    }
   }
-  if (tables.length > 0) out.push(TABLE_LEGEND, '')
+  if (tables.length > 0) out.push(...wrapClauses(TABLE_LEGEND, width), '')
   return out.join('\n')
+}
+
+/** Only the rows of `metrics` (all when absent); tables left with no row are dropped. */
+export function pickMetrics(tables: readonly WorkloadTable[], metrics?: readonly MetricKey[]): WorkloadTable[] {
+  if (!metrics) return [...tables]
+  return tables.map((t) => ({ ...t, rows: t.rows.filter((r) => metrics.includes(r.key)) })).filter((t) => t.rows.length > 0)
 }
 
 const mdEscape = (s: string): string => s.replace(/\|/g, '\\|')
@@ -273,12 +341,22 @@ export function tablesToCsv(labels: readonly string[], tables: readonly Workload
 
 /**
  * Column headers for a comparison: the variant name when it is unique among the columns,
- * else the variant with its run's name.
+ * else the variant with what tells its run apart. Runs are named "scenario · what changed"
+ * (run-name.ts): runs of one scenario are told apart by what changed ("[ct slice 4 ms]"), the
+ * one with no change by its place among the runs ("[run 1]"), so 8 columns stay narrow.
  */
 export function columnLabels(cols: readonly { variant: string; runName: string }[]): string[] {
   const counts = new Map<string, number>()
   for (const c of cols) counts.set(c.variant, (counts.get(c.variant) ?? 0) + 1)
-  const labels = cols.map((c) => (counts.get(c.variant)! > 1 ? `${c.variant} [${c.runName}]` : c.variant))
+  const runs = [...new Set(cols.map((c) => c.runName))]
+  const scenarioOf = (name: string) => name.split(' · ')[0]
+  const oneScenario = new Set(runs.map(scenarioOf)).size === 1
+  const runTag = (name: string): string => {
+    if (!oneScenario) return name
+    const rest = name.slice(scenarioOf(name).length + 3)
+    return rest || `run ${runs.indexOf(name) + 1}`
+  }
+  const labels = cols.map((c) => (counts.get(c.variant)! > 1 ? `${c.variant} [${runTag(c.runName)}]` : c.variant))
   // Two runs with the same name and variant still need distinct headers.
   const seen = new Map<string, number>()
   return labels.map((l) => {

@@ -109,4 +109,25 @@ describe('parallel replicas of one long run', () => {
       expect(o.result.seed).toBe(5)
     }
   })
+
+  it('on a pool: a canceled run keeps what its replicas computed', async () => {
+    let n = 0
+    const pool: PoolLike = {
+      size: 2,
+      submit(payload): JobHandle<VariantResult> {
+        const job = payload as SimJob
+        const result = simulate({ ...job.scenario, durationMs: 1000 }, job.variantIndex, job.seed, { warmupMs: job.warmupMs })
+        // the first replica had finished, the second was canceled midway with its figures so far
+        const outcome: JobOutcome<VariantResult> = n++ === 0 ? { status: 'done', result, wallMs: 1 } : { status: 'canceled', partial: result }
+        return { id: n, outcome: Promise.resolve(outcome), cancel() {} }
+      }
+    }
+    const s = scenario({ durationMs: 20_000 })
+    const spec = { scenario: s, variantIndex: 0, variant: 'base', seed: 5 }
+    const [plan] = plansFor([spec], pool.size)
+    const o = await submitRun(pool, spec, plan).outcome
+    expect(o.status).toBe('canceled')
+    expect(o.status === 'canceled' && o.partial?.replicas).toBe(2)
+    expect(o.status === 'canceled' && o.partial!.workloads[0].latencyUs.count).toBeGreaterThan(0)
+  })
 })

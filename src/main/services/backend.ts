@@ -120,7 +120,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     getSettings: async () => settings.get(),
     updateSettings: async (patch) => {
       if (patch.limits) settings.setLimits(patch.limits)
-      return patch.theme ? settings.setTheme(patch.theme) : settings.get()
+      return settings.update(patch)
     },
     exportContent: (req) => exportContent(req, getRun),
     explain: (req) => explainer.explain(req),

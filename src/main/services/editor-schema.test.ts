@@ -71,3 +71,27 @@ describe('augmentSchema', () => {
     expect(o.properties.workloads.items.properties.type.anyOf[0].enum).toEqual(['cyclictest'])
   })
 })
+
+describe('the editor schema and the parser agree', () => {
+  it('accepts every preset and every rt-app example that the scenario parser accepts', async () => {
+    const { default: Ajv2020 } = await import('ajv/dist/2020.js')
+    const { existsSync, readdirSync, readFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { parse } = await import('jsonc-parser')
+    const { editorInfo, importRtApp, validate } = await import('./scenario-service')
+    const check = new Ajv2020({ strict: false, allErrors: true }).compile(editorInfo().schema)
+    const root = join(__dirname, '../../..')
+    const texts: [string, string][] = readdirSync(join(root, 'resources/scenarios')).map((f) => [f, readFileSync(join(root, 'resources/scenarios', f), 'utf8')])
+    const examples = join(root, '../shared/rt-app-examples')
+    // The rt-app examples sit beside the checkout (../shared); the presets are always here.
+    for (const f of existsSync(examples) ? readdirSync(examples).filter((x) => x.endsWith('.json')) : []) {
+      const r = importRtApp(readFileSync(join(examples, f), 'utf8'), f)
+      if (r.ok) texts.push([`rt-app ${f}`, r.doc.text])
+    }
+    if (existsSync(examples)) expect(texts.filter(([n]) => n.startsWith('rt-app')).length).toBeGreaterThan(5)
+    expect(texts.some(([, t]) => t.includes('"rt-app"'))).toBe(true)
+    const refused = texts.filter(([name, text]) => validate(text, name).ok && !check(parse(text, [], { allowTrailingComma: true })))
+      .map(([name]) => `${name}: ${JSON.stringify(check.errors?.slice(0, 3))}`)
+    expect(refused).toEqual([])
+  })
+})

@@ -1,5 +1,5 @@
 import type { ExportContent, ExportTableRequest, StoredRun } from '../../shared/ipc'
-import { buildTables, columnLabels, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../../shared/tables'
+import { buildTables, columnLabels, pickMetrics, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../../shared/tables'
 
 /**
  * Table exports of a comparison (variants of saved runs): CSV, Markdown and plain text in the
@@ -28,7 +28,7 @@ export async function exportContent(req: ExportTableRequest, getRun: (id: string
     return { ...c, run, results }
   })
   const labels = columnLabels(cols.map((c) => ({ variant: c.variant, runName: c.run.name })))
-  const tables = buildTables(cols.map((c, i) => ({ label: labels[i], results: c.results })), req.baseline)
+  const tables = pickMetrics(buildTables(cols.map((c, i) => ({ label: labels[i], results: c.results })), req.baseline), req.metrics)
   const title = req.title.trim() || cols[0].run.scenarioName
   let text: string
   switch (req.format) {

@@ -25,6 +25,15 @@ describe('scenario presets (resources/scenarios)', () => {
     expect(presets.filter((p) => p.publishedDurationMs).length).toBeGreaterThanOrEqual(7)
   })
 
+  it('describes itself without sending the workbench user to command-line flags the GUI lacks', () => {
+    // the run bar has seeds, duration, published and precision; everything else is edited
+    const guiFlags = ['--seeds', '--duration-ms', '--published', '--precision']
+    for (const p of presets) {
+      const flags = p.description.match(/--[a-z][\w-]*/g) ?? []
+      expect(flags.filter((f) => !guiFlags.includes(f)), p.id).toEqual([])
+    }
+  })
+
   it('reads a preset by id and refuses path tricks', () => {
     expect(readPreset('cyclictest-alone-rb5')?.text).toContain('"periodUs": 3777')
     expect(readPreset('../package')).toBeUndefined()

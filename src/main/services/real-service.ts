@@ -67,7 +67,10 @@ export class RealService {
     const s = parsed.scenario
     const unknown = req.variants ? scenarios.unknownVariants(s, req.variants) : []
     if (unknown.length > 0) return { ok: false, problem: problem(file, 'variants', `no variant named ${unknown.map((u) => `"${u}"`).join(', ')}`) }
-    const expanded = scenarios.expand(s, file, req.variants)
+    // the run bar's seeds and duration apply as they do to a simulation (the CLI's --seeds, --duration-ms)
+    const over = scenarios.requestOverrides(s, req)
+    if (!over.ok) return over
+    const expanded = scenarios.expand(s, file, req.variants, undefined, over.overrides)
     if (!expanded.ok) return expanded
     const specs = expanded.specs
     try {
@@ -134,7 +137,7 @@ export class RealService {
         status,
         variants: [...new Set(results.map((r) => r.name))],
         seeds: [...new Set(results.map((r) => r.seed))].sort((a, b) => a - b),
-        durationMs: s.durationMs,
+        durationMs: over.overrides.durationMs ?? s.durationMs,
         wallMs: Math.round(performance.now() - t0),
         version: this.deps.version,
         source: 'real',

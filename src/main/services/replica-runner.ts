@@ -52,7 +52,12 @@ export function submitRun(pool: PoolLike, spec: RunSpec, plan: ReplicaPlan | nul
   const outcome = Promise.all(handles.map((h) => h.outcome)).then((all): JobOutcome<VariantResult> => {
     const failed = all.find((o) => o.status === 'failed')
     if (failed) return failed
-    if (all.some((o) => o.status === 'canceled')) return { status: 'canceled' }
+    if (all.some((o) => o.status === 'canceled')) {
+      // What the replicas computed before the cancel is kept (marked partial by the caller), as
+      // for a run of one job: the finished replicas and the canceled ones' partial figures.
+      const got = all.flatMap((o) => (o.status === 'done' ? [o.result] : o.status === 'canceled' && o.partial ? [o.partial] : []))
+      return got.length ? { status: 'canceled', partial: mergeReplicas(got, { ...plan, replicas: got.length }) } : { status: 'canceled' }
+    }
     const done = all as Extract<JobOutcome<VariantResult>, { status: 'done' }>[]
     return { status: 'done', result: mergeReplicas(done.map((o) => o.result), plan), wallMs: Math.max(...done.map((o) => o.wallMs)) }
   })

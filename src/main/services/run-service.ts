@@ -7,6 +7,7 @@ import type { VariantResult } from '../../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
+import { runName, type RunFacts } from '../../shared/run-name'
 import * as sim from './sim-adapter'
 import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
 import { submissionRefusals } from '../../sim/scenario/estimate'
@@ -36,7 +37,10 @@ interface ActiveJob {
 
 interface ActiveRun {
   id: string
+  /** The scenario's name (and the variants run, when not all); what differs is added on save. */
   name: string
+  /** The user gave the name: keep it as it is. */
+  named: boolean
   text: string
   file: string
   scenarioName: string
@@ -85,6 +89,10 @@ export class RunService {
       const message = `no variant named ${unknown.map((u) => `"${u}"`).join(', ')} (variants: ${s.variants.map((v) => v.name).join(', ')})`
       return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'variants', message }] } }
     }
+    // The run bar's overrides (the CLI's --seeds, --duration-ms, --published).
+    const over = scenarios.requestOverrides(s, req)
+    if (!over.ok) return over
+    const overrides = over.overrides
     // A scenario with a "sweep" runs every cell (variants x seeds with the cell's values set).
     let sweep: SweepPlan | null = null
     let specs: RunSpec[]
@@ -92,7 +100,7 @@ export class RunService {
       const axes = s.sweep
       try {
         const planned = planCells(axes, req.text, cells(axes), req.file,
-          (t) => sim.expandRuns(scenarios.parseOrThrow(t, req.file, limits.maxEventsPerRun), req.variants ? { variants: req.variants } : {}),
+          (t) => sim.expandRuns(scenarios.parseOrThrow(t, req.file, limits.maxEventsPerRun), { ...(req.variants ? { variants: req.variants } : {}), ...overrides }),
           (e, where) => (sim.isScenarioError(e) ? new sim.ScenarioError(where, e.issues) : e))
         sweep = { axes, total: planned.length, cells: planned.map((p) => ({ index: p.cell.index, values: p.cell.values, label: cellLabel(axes, p.cell), specs: p.scenario })) }
       } catch (err) {
@@ -103,7 +111,7 @@ export class RunService {
       const refused = submissionRefusals(specs, submissionLimits(limits))
       if (refused.length > 0) return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'sweep', message })) } }
     } else {
-      const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits))
+      const expanded = scenarios.expand(s, req.file, req.variants, submissionLimits(limits), overrides)
       if (!expanded.ok) return expanded
       specs = expanded.specs
     }
@@ -131,8 +139,9 @@ export class RunService {
       id, text: req.text, file: req.file, createdAt, t0: performance.now(),
       // A run of some variants only says which, so history entries stay distinguishable.
       name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
+      named: !!req.name?.trim(),
       scenarioName: s.name,
-      durationMs: s.durationMs,
+      durationMs: overrides.durationMs ?? s.durationMs,
       jobs: [], canceled: false, dirty: new Set(),
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
@@ -245,6 +254,18 @@ export class RunService {
     if (jobs.length > 0) this.deps.emit('run-progress', { runId: run.id, jobs })
   }
 
+  /** The last saved run of the same scenario, to name this one after what differs from it. */
+  private async lastRunOf(run: ActiveRun): Promise<RunFacts | null> {
+    const prev = this.deps.store.list().find((r) => r.scenarioName === run.scenarioName && r.id !== run.id)
+    if (!prev) return null
+    try {
+      const p = await this.deps.store.get(prev.id)
+      return { text: p.scenarioText, durationMs: p.durationMs, seeds: p.seeds.length }
+    } catch {
+      return null
+    }
+  }
+
   private onJobEnd(run: ActiveRun, job: ActiveJob, outcome: JobOutcome<VariantResult>): void {
     job.outcome = outcome
     const state = outcome.status === 'done' ? 'done' : outcome.status === 'failed' ? 'failed' : 'canceled'
@@ -258,6 +279,9 @@ export class RunService {
     const errors: JobError[] = []
     for (const j of run.jobs) {
       if (j.outcome?.status === 'done') results.push(j.outcome.result)
+      // A canceled simulation's figures up to where it stopped are kept, marked partial
+      // (not a precision run's surplus seeds, which were never wanted).
+      if (j.outcome?.status === 'canceled' && j.outcome.partial && !j.surplus) results.push({ ...j.outcome.partial, partial: true })
       const e = j.surplus && !run.canceled ? null : errorOf(j)
       if (e) errors.push(e)
     }
@@ -282,16 +306,17 @@ export class RunService {
       this.deps.emit('run-finished', { runId: run.id, status, run: null, errors })
       return
     }
+    const seeds = [...new Set(run.precision ? results.map((r) => r.seed) : run.jobs.map((j) => j.info.seed))].sort((a, b) => a - b)
     const stored: StoredRun = {
       format: 1,
       id: run.id,
-      name: run.name,
+      name: run.named ? run.name : runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: seeds.length }),
       scenarioName: run.scenarioName,
       scenarioFile: run.file,
       createdAt: run.createdAt.toISOString(),
       status,
       variants: [...new Set(results.map((r) => r.name))],
-      seeds: [...new Set(run.precision ? results.map((r) => r.seed) : run.jobs.map((j) => j.info.seed))].sort((a, b) => a - b),
+      seeds,
       durationMs: run.durationMs,
       wallMs: Math.round(performance.now() - run.t0),
       version: this.deps.version,
@@ -327,6 +352,9 @@ function errorOf(job: ActiveJob): JobError | null {
   const o = job.outcome
   if (!o || o.status === 'done') return null
   const { variant, seed } = job.info
-  if (o.status === 'canceled') return { variant, seed, kind: 'canceled', message: 'canceled' }
+  if (o.status === 'canceled') {
+    const ms = o.partial?.stats.simulatedMs
+    return { variant, seed, kind: 'canceled', message: ms === undefined ? 'canceled' : `canceled after ${ms} ms simulated; its figures are kept, marked partial` }
+  }
   return { variant, seed, kind: o.kind, message: o.message }
 }

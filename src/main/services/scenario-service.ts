@@ -39,9 +39,28 @@ export function parse(text: string, file: string, maxEvents?: number): Parsed {
   }
 }
 
-export function expand(scenario: sim.Scenario, file: string, variants?: string[], limits?: SubmissionLimits): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
+/** The run bar's overrides (the CLI's --seeds, --duration-ms). */
+export interface ExpandOverrides {
+  seeds?: number
+  durationMs?: number
+}
+
+/** A start request's seeds, duration or published duration (the run bar), for expand(). */
+export function requestOverrides(s: sim.Scenario, req: { file: string; seeds?: number; durationMs?: number; published?: boolean }): { ok: true; overrides: ExpandOverrides } | { ok: false; problem: ScenarioProblem } {
+  let durationMs = req.durationMs
+  if (req.published) {
+    if (s.publishedDurationMs === undefined) {
+      const message = 'the scenario gives no publishedDurationMs (the duration of the published test), so it cannot run for it'
+      return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: 'publishedDurationMs', message }] } }
+    }
+    durationMs = s.publishedDurationMs
+  }
+  return { ok: true, overrides: { ...(req.seeds !== undefined ? { seeds: req.seeds } : {}), ...(durationMs !== undefined ? { durationMs } : {}) } }
+}
+
+export function expand(scenario: sim.Scenario, file: string, variants?: string[], limits?: SubmissionLimits, o: ExpandOverrides = {}): { ok: true; specs: sim.RunSpec[] } | { ok: false; problem: ScenarioProblem } {
   try {
-    return { ok: true, specs: sim.expandRuns(scenario, { ...(variants ? { variants } : {}), limits }) }
+    return { ok: true, specs: sim.expandRuns(scenario, { ...(variants ? { variants } : {}), limits, ...o }) }
   } catch (err) {
     return { ok: false, problem: problemOf(err, file) }
   }
@@ -57,7 +76,10 @@ export function validate(text: string, file: string, limits?: HostLimits): Valid
     if (!e.ok) return e
   }
   const seeds = Array.from({ length: s.seeds }, (_, k) => s.seed + k)
-  return { ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length }
+  return {
+    ok: true, scenarioName: s.name, variants: s.variants.map((v) => v.name), seeds, runs: s.variants.length * seeds.length,
+    durationMs: s.durationMs, ...(s.publishedDurationMs !== undefined ? { publishedDurationMs: s.publishedDurationMs } : {})
+  }
 }
 
 /** Which variant names of `scenario` are unknown, for a clear message. */

@@ -43,7 +43,8 @@ export type FailureKind = 'error' | 'crash' | 'oom'
 export type JobOutcome<R> =
   | { status: 'done'; result: R; wallMs: number }
   | { status: 'failed'; kind: FailureKind; message: string }
-  | { status: 'canceled' }
+  /** `partial`: what the job had computed when it stopped, if it returns anything on cancel. */
+  | { status: 'canceled'; partial?: R }
 
 export interface JobHandle<R> {
   readonly id: number
@@ -230,7 +231,7 @@ export class WorkerPool<R = unknown> {
         this.finish(slot, job.cancelRequested ? { status: 'canceled' } : { status: 'failed', kind: 'error', message: msg.message })
         return
       case 'canceled':
-        this.finish(slot, { status: 'canceled' })
+        this.finish(slot, msg.result === undefined || msg.result === null ? { status: 'canceled' } : { status: 'canceled', partial: msg.result as R })
     }
   }
 

@@ -16,7 +16,8 @@ export type FromWorker =
   | { type: 'progress'; jobId: number; simNs: number; durationNs: number }
   | { type: 'done'; jobId: number; result: unknown; wallMs: number }
   | { type: 'error'; jobId: number; message: string }
-  | { type: 'canceled'; jobId: number }
+  /** `result`: what the handler returned after it stopped (a simulation's partial result). */
+  | { type: 'canceled'; jobId: number; result?: unknown }
 
 export interface JobContext {
   /** Report simulated time; throttled here, so callers may call it as often as they like. */
@@ -52,7 +53,7 @@ export function serveJobs(handler: JobHandler): void {
       .then(
         (result) => {
           const out: FromWorker = stop()
-            ? { type: 'canceled', jobId }
+            ? { type: 'canceled', jobId, result }
             : { type: 'done', jobId, result, wallMs: performance.now() - t0 }
           port.postMessage(out)
         },

@@ -10,6 +10,7 @@ import { initialState, type TabView, type ViewContext, type WorkbenchState } fro
 import { applyTheme, onSystemThemeChange, resolveTheme } from './theme'
 import { Workbench } from './workbench'
 import { createToolbar } from './views/toolbar'
+import { createRunBar } from './views/run-bar'
 import { createErrorPanel } from './views/error-panel'
 import { createProgressView } from './views/progress'
 import { createHistoryView } from './views/history'
@@ -20,6 +21,7 @@ import { createTimelineView } from './views/timeline'
 import { createEditorPane } from './views/editor-pane'
 import { createStatusBar } from './views/statusbar'
 import { helpDialog } from './views/help'
+import { installSplitters } from './views/splitters'
 
 /** The right pane's tabs, in order (Ctrl+1, Ctrl+2, ...). A new view adds itself here. */
 const tabViews: ((ctx: ViewContext) => TabView)[] = [createResultsView, createCompareView, createTimelineView, createSweepView]
@@ -37,6 +39,7 @@ export function startShell(api: SchedlabApi, root: HTMLElement): Shell {
   const ctx: ViewContext = { store, api, actions: workbench }
 
   const toolbar = createToolbar(ctx)
+  const runBar = createRunBar(ctx)
   const editor = createEditorPane(ctx)
   const errors = createErrorPanel(ctx)
   const progress = createProgressView(ctx)
@@ -50,17 +53,11 @@ export function startShell(api: SchedlabApi, root: HTMLElement): Shell {
   }, t.label))
   const panes = tabs.map((t) => h('div', { class: 'tab-pane', role: 'tabpanel', 'data-tab': t.id, hidden: true }, t.el))
 
-  root.replaceChildren(
-    toolbar.el,
-    h('main', { class: 'layout' },
-      history.el,
-      h('section', { class: 'editor-pane' }, editor.el, errors.el),
-      h('section', { class: 'right-pane' },
-        h('nav', { class: 'tabs', role: 'tablist' }, tabButtons),
-        progress.el,
-        panes)),
-    status.el,
-    help)
+  const layout = h('main', { class: 'layout', 'data-testid': 'layout' })
+  const right = h('section', { class: 'right-pane', 'data-testid': 'right-pane' },
+    h('nav', { class: 'tabs', role: 'tablist' }, tabButtons),
+    h('div', { class: 'right-scroll' }, progress.el, panes))
+  root.replaceChildren(toolbar.el, runBar.el, layout, status.el, help)
 
   store.watch((s) => s.tab, (tab) => {
     const known = tabs.some((t) => t.id === tab) ? tab : tabs[0].id
@@ -76,7 +73,12 @@ export function startShell(api: SchedlabApi, root: HTMLElement): Shell {
   installShortcuts(ctx, tabs, help)
   installDrop(ctx)
 
-  const started = workbench.start().then(() => editor.mount())
+  // The splitters read the saved layout, so the panes are placed once the settings are in.
+  const started = workbench.start().then(() => {
+    const split = installSplitters(ctx, layout)
+    layout.replaceChildren(history.el, split.history, h('section', { class: 'editor-pane', 'data-testid': 'editor-pane' }, editor.el, errors.el), split.editor, right)
+    editor.mount()
+  })
   return { store, workbench, started }
 }
 

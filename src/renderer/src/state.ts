@@ -6,6 +6,7 @@ import type {
   AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
+import type { MetricKey } from '../../shared/tables'
 import type { Store } from './store'
 import type { SampleSelector } from '../../shared/explain'
 
@@ -24,7 +25,7 @@ export interface DocState {
 /** The verdict on `hash` (textHash of the text it describes). */
 export type Validation =
   | { state: 'pending' | 'empty'; hash: string }
-  | { state: 'ok'; hash: string; scenarioName: string; variants: string[]; seeds: number[]; runs: number }
+  | { state: 'ok'; hash: string; scenarioName: string; variants: string[]; seeds: number[]; runs: number; durationMs: number; publishedDurationMs?: number }
   | { state: 'bad'; hash: string; problem: ScenarioProblem }
   | { state: 'error'; hash: string; message: string }
 
@@ -47,7 +48,12 @@ export interface ProgressState {
   precision?: PrecisionResult
 }
 
-/** Overrides from the run bar (seeds-input, duration-input, published); null keeps the scenario's. */
+/**
+ * Overrides from the run bar (seeds-input, duration-input, published-toggle); null keeps the
+ * scenario's. A new run option (issue 12's precision field) adds its field here, its control
+ * in the run bar's slot (views/run-bar.ts, `[data-slot="precision"]`), and its use in
+ * Workbench.run().
+ */
 export interface RunOptions {
   seeds: number | null
   durationMs: number | null
@@ -122,6 +128,8 @@ export interface WorkbenchState {
   tab: string
   /** One entry per source (scenario, run, store, op:...). */
   problems: Readonly<Record<string, ProblemEntry>>
+  /** How latency distributions are drawn (Results and Compare alike). */
+  distribution: { view: 'ccdf' | 'cdf'; logY: boolean }
   /** The issue the editor should reveal (bumped to reveal the same one again). */
   reveal: { issue: ScenarioIssue; seq: number } | null
 }
@@ -132,7 +140,7 @@ export function initialState(): WorkbenchState {
     appInfo: null,
     editorInfo: null,
     presets: [],
-    settings: { theme: 'system', baselineRunId: null, recentFiles: [] },
+    settings: { theme: 'system', baselineRunId: null, recentFiles: [], layout: null, exportPrefs: { scale: 2, theme: 'light' } },
     theme: 'light',
     doc: { name: 'untitled.json', path: null, savedText: '', text: '', loads: 0 },
     validation: { state: 'empty', hash: '' },
@@ -148,6 +156,7 @@ export function initialState(): WorkbenchState {
     explain: null,
     tab: 'results',
     problems: {},
+    distribution: { view: 'ccdf', logY: false },
     reveal: null
   }
 }
@@ -177,7 +186,7 @@ export interface Actions {
   showComparison(columns: CompareColumnData[], baseline: number): void
   /** Open the Timeline tab at a clicked moment and explain it. */
   explain(target: Omit<ExplainTarget, 'seq'>): void
-  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string): Promise<void>
+  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string, metrics?: MetricKey[]): Promise<void>
   exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
   selectTab(id: string): void
   setProblem(key: string, entry: ProblemEntry | null): void

@@ -10,6 +10,7 @@ import { errorMessage } from './dom'
 import type { Store } from './store'
 import type { Actions, CompareColumnData, ExplainTarget, JobView, ProblemEntry, RunOptions, WorkbenchState } from './state'
 import { resolveTheme } from './theme'
+import { runOptionsProblem } from './run-options'
 
 /** Heuristic used on open/drop: an rt-app file has `tasks` and no scenario `workloads`. */
 export function looksLikeRtApp(text: string): boolean {
@@ -190,7 +191,8 @@ export class Workbench implements Actions {
       const r = await this.api.validateScenario(text, name)
       if (seq !== this.validateSeq) return
       if (r.ok) {
-        this.store.set({ validation: { state: 'ok', hash, scenarioName: r.scenarioName, variants: r.variants, seeds: r.seeds, runs: r.runs }, variants: r.variants })
+        const { ok: _ok, ...verdict } = r
+        this.store.set({ validation: { state: 'ok', hash, ...verdict }, variants: r.variants })
         this.setProblem('scenario', null)
       } else {
         this.store.set({ validation: { state: 'bad', hash, problem: r.problem } })
@@ -278,11 +280,22 @@ export class Workbench implements Actions {
       this.setProblem('scenario', { title: 'Nothing to run', lines: [{ text: 'The editor is empty: pick a preset from Presets, or open a scenario.' }] })
       return
     }
+    const bad = runOptionsProblem(this.s.runOptions)
+    if (bad) {
+      this.setProblem('run', { title: 'The run bar has a value that cannot run', lines: [{ text: bad }] })
+      return
+    }
     // Marks the window busy before the host answers, so a second press does not start twice.
     this.store.set({ runningId: 'starting' })
     try {
-      const precision = this.s.runOptions.precision?.trim()
-      const req = { text, file: name, variants: this.selectedVariants(), ...(precision && how === 'sim' ? { precision } : {}) }
+      const o = this.s.runOptions
+      const precision = o.precision?.trim()
+      const req = {
+        text, file: name, variants: this.selectedVariants(),
+        ...(o.seeds !== null ? { seeds: o.seeds } : {}),
+        ...(o.published ? { published: true } : o.durationMs !== null ? { durationMs: o.durationMs } : {}),
+        ...(precision && how === 'sim' ? { precision } : {})
+      }
       const r = how === 'real' ? await this.api.startRealRun(req) : await this.api.startRun(req)
       if (!r.ok) {
         this.store.set({ runningId: null })
@@ -445,9 +458,9 @@ export class Workbench implements Actions {
     this.selectTab('compare')
   }
 
-  async exportTable(columns: CompareColumnData[], baseline: number, format: Parameters<Actions['exportTable']>[2], title: string): Promise<void> {
+  async exportTable(columns: CompareColumnData[], baseline: number, format: Parameters<Actions['exportTable']>[2], title: string, metrics?: Parameters<Actions['exportTable']>[4]): Promise<void> {
     await this.guard('Export failed', async () => {
-      await this.api.exportTable({ columns: columns.map((c) => ({ runId: c.run.id, variant: c.variant })), baseline, format, title })
+      await this.api.exportTable({ columns: columns.map((c) => ({ runId: c.run.id, variant: c.variant })), baseline, format, title, ...(metrics ? { metrics } : {}) })
     })
   }
 

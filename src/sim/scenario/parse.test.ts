@@ -291,3 +291,51 @@ describe('rtappScenarioText', () => {
     expect((s.workloads[0] as RtAppWorkload).rtapp.tasks[0].phases[0].events.map((e) => e.key)).toEqual(['run', 'sleep', 'run'])
   })
 })
+
+describe('every problem in one pass', () => {
+  const problems = (text: string): string[] => {
+    try {
+      parseScenario(text, 'p.json')
+    } catch (e) {
+      return (e as ScenarioError).issues.map((i) => `${i.path}: ${i.message}`)
+    }
+    return []
+  }
+
+  it('reports a bad top-level field together with the problems found past it', () => {
+    expect(problems(JSON.stringify({
+      topology: 'rb5', kernel: { hz: 251 }, durationMs: -5,
+      variants: [{ name: 'a', patches: ['nope-patch'], features: { NOT_A_FLAG: true } }],
+      workloads: [{ type: 'hog', name: 'h', nice: 99 }, { type: 'rt-app', name: 'r', tasks: { t: { run: 100, slep: 5 } } }]
+    }))).toEqual(expect.arrayContaining([
+      'kernel.hz: expected one of 100, 250, 300, 1000, got 251',
+      'durationMs: must be >= 1, got -5',
+      'workloads[0].nice: must be <= 19, got 99',
+      expect.stringMatching(/^variants\[0\]\.patches\[0\]: unknown patch "nope-patch"/),
+      expect.stringMatching(/^variants\[0\]\.features\.NOT_A_FLAG: unknown feature/),
+      expect.stringMatching(/^workloads\[1\]\.tasks\.t\.slep: /)
+    ]))
+  })
+
+  it('does not call a workload with problems of its own "disabled"', () => {
+    const p = problems(JSON.stringify({ topology: 'rb5', workloads: [{ type: 'hog', name: 'h', nice: 99 }] }))
+    expect(p).toEqual(['workloads[0].nice: must be <= 19, got 99'])
+  })
+
+  it('names the values a union accepts instead of "another shape"', () => {
+    expect(problems(JSON.stringify({ topology: 'rb5', kernel: { hz: 251 }, workloads: [{ type: 'hog' }] }))).toEqual(['kernel.hz: expected one of 100, 250, 300, 1000, got 251'])
+    expect(problems(JSON.stringify({ topology: 'rb5', kernel: { hz: 251 }, workloads: [{ type: 'hog' }] })).join('\n')).not.toMatch(/another shape/)
+  })
+})
+
+describe('syntax error paths', () => {
+  it('stop at the object when the error is inside a key being read', () => {
+    const text = '{"topology":"rb5","workloads":[{"type":"hog"},{"type":"hog"},{"type":"hog", "name: "x"}]}'
+    const e = issuesOf(() => parseScenario(text, 's.json'))
+    expect(e.issues.length).toBeGreaterThan(0)
+    for (const i of e.issues) {
+      expect(i.path).toBe('workloads[2]')
+      expect(i.line).toBe(1)
+    }
+  })
+})

@@ -7,7 +7,7 @@ import { estimateEvents, formatCount as fmtCount, taskCount } from './estimate'
 export { taskCount }
 import { lastEntry, readLenient, reservedKeys, toPlain, type JObject, type JValue, type LenientDoc } from './jsonc'
 import { isKnownPatch, knownFeatureNames, listPatches } from './patch-adapter'
-import { formatPath, type JsonPath } from './paths'
+import { syntaxErrorPath, type JsonPath } from './paths'
 import { isFair, readRtApp, type RtAppContext } from './rtapp'
 import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, TOPOLOGY, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
 import { z } from 'zod'
@@ -69,7 +69,7 @@ export const RTAPP_FINITE_CAP_MS = 600_000
 export function parseScenario(text: string, file: string, opts: ParseOptions = {}): Scenario {
   const doc = readLenient(text)
   const sink = new IssueSink(file, doc)
-  for (const e of doc.errors) sink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+  for (const e of doc.errors) sink.issues.push({ path: syntaxErrorPath(e.path), message: e.message, line: e.line, column: e.column })
   sink.throwIfAny()
   const root = doc.root
   if (!root || root.kind !== 'object') {
@@ -87,8 +87,41 @@ export function parseScenario(text: string, file: string, opts: ParseOptions = {
   const top = validateInto(SCENARIO_TOP, plain, sink, [], root)
   const rawWorkloads = Array.isArray(plain.workloads) ? plain.workloads : []
   const workloads = rawWorkloads.map((w, i) => validateInto(WORKLOAD, w, sink, ['workloads', i], doc.at(['workloads', i])))
-  if (!top) sink.throwIfAny()
-  return normalize({ ...(top as ScenarioParsed), workloads: workloads as WorkloadParsed[] }, doc, sink, file, opts)
+  // A bad top-level field must not hide the problems the checks below find elsewhere (unknown
+  // patches, rt-app tasks, ...): go on with that field at its default, so that every problem
+  // is reported in one pass. The issues already reported still make the parse fail.
+  const parsed = top ?? withoutFailedFields(plain)
+  if (!parsed) sink.throwIfAny()
+  return normalize({ ...(parsed as ScenarioParsed), workloads: workloads as WorkloadParsed[] }, doc, sink, file, opts)
+}
+
+/**
+ * The top level parsed with the object keys that failed removed (their defaults apply), or
+ * undefined when that does not give a valid top level (a required field is wrong). Array items
+ * are never removed, so that the indexes in later messages stay those of the text.
+ */
+function withoutFailedFields(plain: Record<string, unknown>): z.output<typeof SCENARIO_TOP> | undefined {
+  const copy = structuredClone(plain)
+  for (let round = 0; round < 4; round++) {
+    const r = SCENARIO_TOP.safeParse(copy)
+    if (r.success) return r.data
+    let removed = false
+    for (const issue of r.error.issues) {
+      const path = issue.path.filter((x): x is string | number => typeof x !== 'symbol')
+      // The deepest object key on the path: the failing field itself, or what holds a bad item.
+      let k = path.length - 1
+      while (k >= 0 && typeof path[k] !== 'string') k--
+      if (k < 0) return undefined
+      let parent: unknown = copy
+      for (const seg of path.slice(0, k)) parent = parent && typeof parent === 'object' ? (parent as Record<string | number, unknown>)[seg] : undefined
+      if (parent && typeof parent === 'object' && !Array.isArray(parent) && (path[k] as string) in parent) {
+        delete (parent as Record<string, unknown>)[path[k] as string]
+        removed = true
+      }
+    }
+    if (!removed) return undefined
+  }
+  return undefined
 }
 
 /** `__proto__`, `constructor`, `prototype` anywhere: unknown fields, and nothing else said below them. */
@@ -140,7 +173,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   const baseDisabled = p.workloads.map((w) => !!w?.disabled)
   const background = backgroundOf(topology, p, names)
   const workloads = withBackground(enabled(base, baseDisabled), background)
-  sink.throwIfAny()
+  const someFailed = base.some((w) => !w)
 
   const variantWorkloads = p.variants.map((v, i) => {
     if (!v.workloads) return undefined
@@ -166,7 +199,6 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     }
     return withBackground(enabled(list, disabled), background)
   })
-  sink.throwIfAny()
 
   const lists: [JsonPath, WorkloadSpec[]][] = [[['workloads'], workloads], ...variantWorkloads.map((l, i): [JsonPath, WorkloadSpec[]] => [['variants', i, 'workloads'], l ?? workloads])]
   const checked = new Set<WorkloadSpec[]>()
@@ -174,7 +206,8 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     // A variant without workload changes runs the base list: check (and report) it once.
     if (checked.has(list)) continue
     checked.add(list)
-    if (list.length === 0) sink.error(path, 'every workload is disabled: nothing would run')
+    // (A workload with problems of its own is not "disabled": those problems are reported.)
+    if (list.length === 0 && !someFailed) sink.error(path, 'every workload is disabled: nothing would run')
     let tasks = 0
     for (const w of list) {
       const n = taskCount(w)
@@ -438,7 +471,7 @@ function normalizeWorkload(
         source = loaded.file
         const sub = readLenient(loaded.text)
         rsink = new IssueSink(loaded.file, sub)
-        for (const e of sub.errors) rsink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+        for (const e of sub.errors) rsink.issues.push({ path: syntaxErrorPath(e.path), message: e.message, line: e.line, column: e.column })
         if (sub.root && sub.root.kind === 'object') {
           claimReservedKeys(sub.root, [], rsink)
           checkRtAppRoot(sub.root, [], rsink)
@@ -525,7 +558,7 @@ export interface ImportOptions {
 export function importRtApp(text: string, file: string, opts: ImportOptions = {}): Scenario {
   const doc = readLenient(text)
   const sink = new IssueSink(file, doc)
-  for (const e of doc.errors) sink.issues.push({ path: formatPath(e.path), message: e.message, line: e.line, column: e.column })
+  for (const e of doc.errors) sink.issues.push({ path: syntaxErrorPath(e.path), message: e.message, line: e.line, column: e.column })
   sink.throwIfAny()
   if (!doc.root || doc.root.kind !== 'object' || !lastEntry(doc.root, 'tasks')) {
     sink.error([], 'an rt-app file must be a JSON object with "tasks"')

@@ -16,3 +16,13 @@ export function formatPath(path: JsonPath): string {
   }
   return out
 }
+
+/**
+ * The path of a syntax error: a key still being read when the error struck (`"name: "x"`
+ * reads as the key `name: `) is garbage, so the path stops at its object; line and column
+ * say where exactly.
+ */
+export function syntaxErrorPath(path: JsonPath): string {
+  const last = path[path.length - 1]
+  return formatPath(typeof last === 'string' && !PLAIN_KEY.test(last) ? path.slice(0, -1) : path)
+}

@@ -114,9 +114,14 @@ export const RTAPP_GLOBAL = z
   })
   .meta({ description: 'rt-app global section (duration, calibration, default_policy, pi_enabled ... ; log and ftrace keys are accepted and ignored)' })
 
-/** Loose shape of a task for the editor: known properties plus prefix-matched event keys. */
+/**
+ * Loose shape of a task for the editor: known properties plus prefix-matched event keys. Every
+ * key is optional, as in rt-app (the reader gives the defaults): the editor must accept every
+ * task the reader accepts.
+ */
 export const RTAPP_TASK_EDITOR = z
   .looseObject({ ...RTAPP_TASK_KEYS, ...RTAPP_PROPS })
+  .partial()
   .meta({ id: 'RtAppTask', description: 'An rt-app task object: properties, then events in key order (or `phases`)' })
 
 export const RTAPP_TASKS_EDITOR = z.record(z.string(), RTAPP_TASK_EDITOR)

@@ -77,8 +77,24 @@ function report(schema: z.ZodType, plain: unknown, issue: z.core.$ZodIssue, sink
   }
 }
 
+/**
+ * What a union accepts, in words: "one of 100, 250, 300, 1000", "a string or an object",
+ * "a number >= 1 or one of \"max\"", from what each branch said about the value.
+ */
 function unionExpectation(branches: z.core.$ZodIssue[][]): string {
-  const kinds = branches.map((b) => (b.length === 1 && b[0].code === 'invalid_type' ? describeExpected(b[0].expected) : 'another shape'))
+  const literals: unknown[] = []
+  const kinds: string[] = []
+  for (const b of branches) {
+    const i = b.length === 1 ? b[0] : undefined
+    if (!i) kinds.push('another shape')
+    else if (i.code === 'invalid_type') kinds.push(describeExpected(i.expected))
+    else if (i.code === 'invalid_value') literals.push(...i.values)
+    else if (i.code === 'too_small' && i.origin === 'number') kinds.push(`a number ${i.inclusive ? '>=' : '>'} ${i.minimum}`)
+    else if (i.code === 'too_big' && i.origin === 'number') kinds.push(`a number ${i.inclusive ? '<=' : '<'} ${i.maximum}`)
+    else if (i.code === 'invalid_format' && i.format === 'regex' && 'pattern' in i) kinds.push(`a string matching ${String(i.pattern)}`)
+    else kinds.push('another shape')
+  }
+  if (literals.length) kinds.unshift(`one of ${[...new Set(literals)].map((v) => JSON.stringify(v)).join(', ')}`)
   return [...new Set(kinds)].join(' or ')
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult } from '../../../shared/result'
-import { LIGHT_CHARTS, cdfConfig, cpuConfig, histogramConfig, percentileConfig, taskConfig, type IntervalDataset } from './configs'
+import { LIGHT_CHARTS, cdfConfig, cpuConfig, distributionConfig, formatShare, formatUs, histogramConfig, markIdentical, percentileConfig, taskConfig, type IntervalDataset } from './configs'
 import { exponential, syntheticResult } from '../../../stats/synthetic'
 import { idleCounts, pooledCpus, pooledTasks, workloadNames, type Series } from './data'
 
@@ -86,5 +86,57 @@ describe('chart configurations', () => {
     const cpu = cpuConfig(series, LIGHT_CHARTS)
     expect(cpu.data.labels).toEqual(['cpu0 little', 'cpu1 big'])
     expect(cpu.data.datasets[1].data).toEqual([10, 41])
+  })
+})
+
+type Label = (c: { dataset: { label?: string }; parsed: { x: number | null; y: number | null }; label?: string }) => string
+const tooltipOf = (c: { options?: unknown }): Label => (c.options as { plugins: { tooltip: { callbacks: { label: Label } } } }).plugins.tooltip.callbacks.label
+
+describe('the latency tail and what the charts say', () => {
+  it('draws the complementary CDF on log-log axes by default: from 1 down to the last sample', () => {
+    const c = distributionConfig(series, 'cyc', LIGHT_CHARTS)
+    expect((c.options!.scales!.x as { type: string }).type).toBe('logarithmic')
+    expect((c.options!.scales!.y as { type: string }).type).toBe('logarithmic')
+    for (const d of c.data.datasets) {
+      const ys = d.data.map((p) => p.y as number)
+      expect(ys[0]).toBe(1)
+      expect(ys.every((y, i) => y > 0 && (i === 0 || y <= ys[i - 1]))).toBe(true)
+    }
+    // base pools 20 samples, 2 in the last bucket: the tail ends at 10 %
+    expect(c.data.datasets[0].data.at(-1)!.y).toBeCloseTo(0.1)
+    expect((c.options!.scales!.y as { min: number }).min).toBeLessThanOrEqual(0.1)
+    const cdf = distributionConfig(series, 'cyc', LIGHT_CHARTS, { view: 'cdf', logY: true })
+    expect((cdf.options!.scales!.y as { type: string }).type).toBe('logarithmic')
+    expect((cdfConfig(series, 'cyc', LIGHT_CHARTS).options!.scales!.y as { type: string }).type).toBe('linear')
+  })
+
+  it('keeps identical curves visible: dashed, drawn on top, named in the legend', () => {
+    const twin: Series[] = [series[0], { label: 'copy', results: series[0].results }, series[1]]
+    const c = distributionConfig(twin, 'cyc', LIGHT_CHARTS)
+    expect(c.data.datasets.map((d) => d.label)).toEqual(['base', 'copy (identical to base)', 'patched'])
+    expect(c.data.datasets[1].borderDash).toEqual([6, 4])
+    expect(c.data.datasets[0].borderDash).toBeUndefined()
+    expect(c.data.datasets[1].order).toBeLessThan(0)
+    expect(markIdentical([{ label: 'a', data: [] }, { label: 'b', data: [] }]).map((d) => d.label)).toEqual(['a', 'b'])
+  })
+
+  it('gives tooltips with units and the variant', () => {
+    const pct = percentileConfig(series, 'cyc', LIGHT_CHARTS)
+    expect(tooltipOf(pct)({ dataset: { label: 'dd-neglag 8/20 ms' }, parsed: { x: 3, y: 4284 }, label: 'p99.9' })).toBe('p99.9 = 4,284 us (dd-neglag 8/20 ms)')
+    const tail = distributionConfig(series, 'cyc', LIGHT_CHARTS)
+    expect(tooltipOf(tail)({ dataset: { label: 'copy (identical to base)' }, parsed: { x: 52, y: 0.001 } })).toBe('P(latency > 52 us) = 0.1 % (copy)')
+    const cdf = cdfConfig(series, 'cyc', LIGHT_CHARTS)
+    expect(tooltipOf(cdf)({ dataset: { label: 'base' }, parsed: { x: 2.1, y: 0.9 } })).toBe('90 % of wakeups ≤ 2.1 us (base)')
+    expect(tooltipOf(taskConfig(series, LIGHT_CHARTS))({ dataset: { label: 'base p99' }, parsed: { x: 1234.5, y: 0 }, label: 'cyc-0' })).toBe('cyc-0 p99 = 1,235 us (base)')
+    expect(formatUs(12.34)).toBe('12.3')
+    expect(formatShare(0.000012)).toBe('0.0012 %')
+  })
+
+  it('shows one workload\'s tasks in the per-task chart, and only tasks with latency', () => {
+    const withOther: Series[] = series.map((s) => ({ ...s, results: s.results.map((r) => ({ ...r, tasks: [...r.tasks, { ...r.tasks[0], name: 'other-0', workload: 'other' }] })) }))
+    expect(taskConfig(withOther, LIGHT_CHARTS, 'cyc').data.labels).toEqual(['cyc-0'])
+    expect(taskConfig(withOther, LIGHT_CHARTS, 'other').data.labels).toEqual(['other-0'])
+    expect(new Set(taskConfig(withOther, LIGHT_CHARTS).data.labels)).toEqual(new Set(['cyc-0', 'other-0']))
+    expect(taskConfig(withOther, LIGHT_CHARTS, 'hog').data.labels).toEqual([])
   })
 })

@@ -3,8 +3,7 @@
  * they can be checked without a browser.
  */
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js'
-import { cdfPoints, logEdges, rebin, histogramTotal } from '../../../shared/histogram-data'
-import { formatValue } from '../../../shared/tables'
+import { ccdfPoints, cdfPoints, logEdges, rebin, histogramTotal } from '../../../shared/histogram-data'
 import { formatInsufficient } from '../../../stats/quantile'
 import { pooledCpus, pooledHistogram, pooledTasks, pooledWorkloadStats, type Series } from './data'
 
@@ -46,7 +45,32 @@ export function backgroundPlugin(theme: ChartTheme): Plugin {
   }
 }
 
-function baseOptions(theme: ChartTheme, title: string) {
+/** "4,284" (us, thousands grouped), "12.5", "0.8": latency as the tables and tooltips print it. */
+export function formatUs(v: number): string {
+  return Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : String(+v.toFixed(1))
+}
+
+/** "0.1 %", "12 %", "0.0012 %": a share, precise enough for the far tail. */
+export function formatShare(f: number): string {
+  const pct = f * 100
+  return `${pct >= 10 ? pct.toFixed(0) : pct >= 1 ? pct.toFixed(1) : +pct.toPrecision(2)} %`
+}
+
+type TooltipItem = { dataset: { label?: string }; parsed: { x: number | null; y: number | null }; label?: string; datasetIndex?: number; dataIndex?: number }
+
+/** The series a tooltip line is about, without the legend's "(identical to ...)" note. */
+const seriesOf = (c: TooltipItem): string => (c.dataset.label ?? '').replace(/ \(identical to .*\)$/, '')
+
+/** Wheel zoom needs Ctrl (plain wheel scrolls the pane), drag draws a zoom box, Shift+drag pans. */
+export function zoomOptions(mode: 'x' | 'y' | 'xy') {
+  return {
+    zoom: { wheel: { enabled: true, modifierKey: 'ctrl' as const }, drag: { enabled: true, threshold: 6 }, pinch: { enabled: true }, mode },
+    pan: { enabled: true, modifierKey: 'shift' as const, mode },
+    limits: { x: { min: 'original' as const, max: 'original' as const }, y: { min: 'original' as const, max: 'original' as const } }
+  }
+}
+
+function baseOptions(theme: ChartTheme, title: string, label: (c: TooltipItem) => string, zoom: 'x' | 'y' | 'xy' = 'xy') {
   return {
     responsive: true,
     maintainAspectRatio: false,
@@ -55,9 +79,35 @@ function baseOptions(theme: ChartTheme, title: string) {
     plugins: {
       title: { display: true, text: title, color: theme.text, font: { size: 13, weight: 'bold' as const } },
       legend: { labels: { color: theme.text, boxWidth: 14 } },
-      tooltip: { intersect: false, mode: 'nearest' as const }
+      tooltip: { intersect: false, mode: 'nearest' as const, callbacks: { title: () => '', label } },
+      zoom: zoomOptions(zoom)
     }
   }
+}
+
+/** Dash patterns that keep a curve visible when it lies exactly on an earlier one. */
+export const DASHES: readonly number[][] = [[6, 4], [2, 3], [10, 3, 2, 3], [1, 5]]
+
+/**
+ * Series whose curves are identical to an earlier one's: dashed, drawn above it, and named in
+ * the legend ("b (identical to a)") so no series silently disappears under another.
+ */
+export function markIdentical<D extends { label?: string; data: unknown; borderDash?: number[]; order?: number }>(datasets: D[]): D[] {
+  const seen = new Map<string, number>()
+  let k = 0
+  datasets.forEach((d, i) => {
+    const key = JSON.stringify(d.data)
+    const first = seen.get(key)
+    if (first === undefined || (Array.isArray(d.data) && d.data.length === 0)) {
+      seen.set(key, i)
+      return
+    }
+    d.label = `${d.label} (identical to ${datasets[first].label!.replace(/ \(identical to .*\)$/, '')})`
+    d.borderDash = DASHES[k++ % DASHES.length]
+    // Chart.js draws lower `order` on top.
+    d.order = -i
+  })
+  return datasets
 }
 
 function axis(theme: ChartTheme, title: string, extra: Record<string, unknown> = {}) {
@@ -90,32 +140,55 @@ function latencyLogAxis(theme: ChartTheme, xs: readonly number[]) {
 
 const xsOf = (datasets: readonly { data: readonly Point[] }[]): number[] => datasets.flatMap((d) => d.data.map((p) => p.x))
 
-/** Cumulative distribution of scheduling latency, x on a log axis, one curve per series. */
-export function cdfConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'line', Point[]> {
-  const datasets: ChartDataset<'line', Point[]>[] = series.map((s, i) => {
+export type DistributionView = 'ccdf' | 'cdf'
+
+export interface DistributionOptions {
+  /** 'ccdf': 1 - CDF on log-log axes (the tail, the latency literature's view); 'cdf': the CDF. */
+  view: DistributionView
+  /** The CDF's y axis on a log scale (the CCDF's always is). */
+  logY?: boolean
+}
+
+/** Latency distribution, one curve per series: the tail (CCDF, log-log) or the CDF. */
+export function distributionConfig(series: readonly Series[], workload: string, theme: ChartTheme, o: DistributionOptions = { view: 'ccdf' }): ChartConfiguration<'line', Point[]> {
+  const tail = o.view === 'ccdf'
+  const datasets: ChartDataset<'line', Point[]>[] = markIdentical(series.map((s, i) => {
     const h = pooledHistogram(s, workload)
     return {
       label: s.label,
-      data: h ? cdfPoints(h) : [],
+      data: h ? (tail ? ccdfPoints(h) : cdfPoints(h)) : [],
       borderColor: colorOf(theme, i),
       backgroundColor: colorOf(theme, i),
       borderWidth: 2,
       pointRadius: 0,
       stepped: 'before' as const
     }
-  })
+  }))
+  const ys = datasets.flatMap((d) => d.data.map((p) => p.y ?? 1)).filter((y) => y > 0)
+  const logY = tail || o.logY === true
+  const yMin = logY ? Math.max(1e-9, 10 ** Math.floor(Math.log10(Math.min(1, ...ys)))) : 0
+  const label = (c: TooltipItem) => tail
+    ? `P(latency > ${formatUs(c.parsed.x ?? 0)} us) = ${formatShare(c.parsed.y ?? 0)} (${seriesOf(c)})`
+    : `${formatShare(c.parsed.y ?? 0)} of wakeups ≤ ${formatUs(c.parsed.x ?? 0)} us (${seriesOf(c)})`
   return {
     type: 'line',
     data: { datasets },
     options: {
-      ...baseOptions(theme, `Latency CDF: ${workload}`),
+      ...baseOptions(theme, tail ? `Latency tail (1 − CDF, log-log): ${workload}` : `Latency CDF${logY ? ' (log y)' : ''}: ${workload}`, label),
       parsing: false,
       scales: {
         x: latencyLogAxis(theme, xsOf(datasets)),
-        y: axis(theme, 'share of wakeups ≤ x', { type: 'linear', min: 0, max: 1, ticks: { color: theme.text, callback: (v: number | string) => `${Math.round(Number(v) * 100)}%` } })
+        y: axis(theme, tail ? 'share of wakeups > x, log scale' : 'share of wakeups ≤ x', logY
+          ? { type: 'logarithmic', min: yMin, max: 1, ticks: { color: theme.text, autoSkip: false, callback: (v: number | string) => (Math.log10(Number(v)) % 1 === 0 ? formatShare(Number(v)) : '') } }
+          : { type: 'linear', min: 0, max: 1, ticks: { color: theme.text, callback: (v: number | string) => `${Math.round(Number(v) * 100)}%` } })
       }
     }
   }
+}
+
+/** The CDF on a linear share axis (kept for the overlay tests and the CDF view). */
+export function cdfConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'line', Point[]> {
+  return distributionConfig(series, workload, theme, { view: 'cdf' })
 }
 
 /**
@@ -129,7 +202,7 @@ export function histogramConfig(series: readonly Series[], workload: string, the
   const min = present.length ? Math.min(...present.map((h) => Math.max(h.lowUs[0], 0.01))) : 1
   const max = present.length ? Math.max(...present.map((h) => h.highUs[h.highUs.length - 1])) : 10
   const edges = logEdges(min, max, 10)
-  const datasets: ChartDataset<'line', Point[]>[] = hists.map((h, i) => {
+  const datasets: ChartDataset<'line', Point[]>[] = markIdentical(hists.map((h, i) => {
     const total = h ? histogramTotal(h) : 0
     const bins = h ? rebin(h, edges) : []
     return {
@@ -142,12 +215,12 @@ export function histogramConfig(series: readonly Series[], workload: string, the
       pointRadius: 0,
       stepped: 'middle' as const
     }
-  })
+  }))
   return {
     type: 'line',
     data: { datasets },
     options: {
-      ...baseOptions(theme, `Latency histogram: ${workload}`),
+      ...baseOptions(theme, `Latency histogram: ${workload}`, (c) => `${formatShare((c.parsed.y ?? 0) / 100)} of wakeups near ${formatUs(c.parsed.x ?? 0)} us (${seriesOf(c)})`),
       parsing: false,
       scales: {
         x: latencyLogAxis(theme, xsOf(datasets)),
@@ -226,33 +299,30 @@ export function percentileConfig(series: readonly Series[], workload: string, th
       })
     },
     options: {
-      ...baseOptions(theme, `Latency percentiles: ${workload}`),
+      ...baseOptions(theme, `Latency percentiles: ${workload}`, (c) => {
+        // "p99.9 = 4,284 us (dd-neglag 8/20 ms), 95 % interval 3,900 .. 4,700"
+        const key = c.dataIndex === undefined ? undefined : PCT_KEYS[c.dataIndex]?.[0]
+        const st = c.datasetIndex === undefined ? null : stats[c.datasetIndex]
+        const e = st && key && key !== 'max' ? st.latency[key] : null
+        if (e?.insufficient) return `${c.label} = ${formatInsufficient(e.insufficient)} (${seriesOf(c)})`
+        const ci = e?.ci95 ? `, 95 % interval ${formatUs(e.ci95[0])} .. ${formatUs(e.ci95[1])}` : ''
+        return `${c.label} = ${c.parsed.y === null ? 'n/a' : formatUs(c.parsed.y)} us (${seriesOf(c)})${ci}`
+      }, 'y'),
       scales: {
         x: axis(theme, 'percentile'),
         y: axis(theme, 'scheduling latency (us), log scale', { type: 'logarithmic', ticks: { color: theme.text, callback: logTick } })
-      },
-      plugins: {
-        ...baseOptions(theme, `Latency percentiles: ${workload}`).plugins,
-        tooltip: {
-          callbacks: {
-            label: (c: { datasetIndex: number; dataIndex: number; dataset: { label?: string }; parsed: { y: number | null } }) => {
-              const key = PCT_KEYS[c.dataIndex]?.[0]
-              const st = stats[c.datasetIndex]
-              const e = st && key && key !== 'max' ? st.latency[key] : null
-              if (e?.insufficient) return `${c.dataset.label}: ${formatInsufficient(e.insufficient)}`
-              const ci = e?.ci95 ? ` (95 % interval ${formatValue('p99', e.ci95[0])} .. ${formatValue('p99', e.ci95[1])})` : ''
-              return `${c.dataset.label}: ${formatValue('p99', c.parsed.y)} us${ci}`
-            }
-          }
-        }
       }
     }
   }
 }
 
-/** Per-task p99 and max latency, horizontal bars, the worst tasks first (at most `limit`). */
-export function taskConfig(series: readonly Series[], theme: ChartTheme, limit = 24): ChartConfiguration<'bar', (number | null)[]> {
-  const perSeries = series.map((s) => new Map(pooledTasks(s.results).map((t) => [t.name, t])))
+/**
+ * Per-task p99 latency of one workload's tasks (all workloads when `workload` is null),
+ * horizontal bars, the worst tasks first (at most `limit`). Tasks without latency samples
+ * (hogs, background noise) have nothing to show and are left out.
+ */
+export function taskConfig(series: readonly Series[], theme: ChartTheme, workload: string | null = null, limit = 24): ChartConfiguration<'bar', (number | null)[]> {
+  const perSeries = series.map((s) => new Map(pooledTasks(s.results).filter((t) => workload === null || t.workload === workload).map((t) => [t.name, t])))
   const worst = new Map<string, number>()
   // Tasks that record no latency (hogs) have nothing to show.
   for (const m of perSeries) for (const t of m.values()) if (t.latency.count > 0) worst.set(t.name, Math.max(worst.get(t.name) ?? 0, t.latency.p99))
@@ -271,7 +341,8 @@ export function taskConfig(series: readonly Series[], theme: ChartTheme, limit =
       }))
     },
     options: {
-      ...baseOptions(theme, names.length < worst.size ? `p99 latency per task (worst ${names.length} of ${worst.size})` : 'p99 latency per task'),
+      ...baseOptions(theme, `p99 latency per task${workload ? ` of ${workload}` : ''}${names.length < worst.size ? ` (worst ${names.length} of ${worst.size})` : ''}`,
+        (c) => `${c.label} p99 = ${c.parsed.x === null ? 'n/a' : formatUs(c.parsed.x)} us (${seriesOf(c).replace(/ p99$/, '')})`, 'x'),
       indexAxis: 'y',
       scales: {
         x: axis(theme, 'p99 scheduling latency (us), log scale', { type: 'logarithmic', ticks: { color: theme.text, callback: logTick } }),
@@ -294,7 +365,7 @@ export function cpuConfig(series: readonly Series[], theme: ChartTheme): ChartCo
       })
     },
     options: {
-      ...baseOptions(theme, 'CPU utilization'),
+      ...baseOptions(theme, 'CPU utilization', (c) => `${c.label} busy ${c.parsed.y === null ? 'n/a' : `${+c.parsed.y.toFixed(1)} %`} (${seriesOf(c)})`, 'x'),
       scales: {
         x: axis(theme, 'CPU', { ticks: { color: theme.text, autoSkip: true, maxRotation: 60 } }),
         y: axis(theme, 'busy %', { min: 0, max: 100 })

@@ -27,6 +27,12 @@ export class ScenarioEditor {
       if (!this.suppress) this.onChange()
     })
     this.publish()
+    // Every marker Monaco shows on the scenario, whatever its source, counted for the status
+    // bar's check (and tests): the two must agree.
+    monaco.editor.onDidChangeMarkers((uris) => {
+      if (uris.some((u) => u.toString() === MODEL_URI.toString())) this.el.dataset.monacoMarkers = String(monaco.editor.getModelMarkers({ resource: MODEL_URI }).length)
+    })
+    this.el.dataset.monacoMarkers = '0'
   }
 
   /** The model's fingerprint on the host element: tests wait for exact content with it. */
@@ -45,6 +51,9 @@ export class ScenarioEditor {
       minimap: { enabled: false },
       fontSize: 13,
       scrollBeyondLastLine: false,
+      // One-line workload objects stay readable at any editor width.
+      wordWrap: 'on',
+      wrappingIndent: 'deepIndent',
       fixedOverflowWidgets: true,
       renderLineHighlight: 'line',
       tabSize: 2,
@@ -52,13 +61,32 @@ export class ScenarioEditor {
       suggestOnTriggerCharacters: true,
       dragAndDrop: false,
       dropIntoEditor: { enabled: false },
-      ariaLabel: 'Scenario (JSON with comments)'
+      ariaLabel: 'Scenario (JSON with comments)',
+      placeholder: 'Type or paste a scenario (JSON with comments). Ctrl+Space completes fields, workload types, patches and flags.'
     })
   }
 
+  onFocus(fn: () => void): void {
+    this.editor?.onDidFocusEditorText(fn)
+  }
+
+  /** Replace the text as one edit (undoable, and reported as a change). */
+  replaceAll(text: string): void {
+    this.editor?.executeEdits('schedlab', [{ range: this.model.getFullModelRange(), text }])
+    this.editor?.pushUndoStop()
+  }
+
+  /** A transient message over the editor (Monaco's message widget at the caret). */
+  hint(text: string): void {
+    const c = this.editor?.getContribution('editor.contrib.messageController') as { showMessage?(m: string, p: monaco.IPosition): void } | null
+    c?.showMessage?.(text, this.editor!.getPosition() ?? { lineNumber: 1, column: 1 })
+  }
+
   setSchema(schema: Record<string, unknown>): void {
+    // The schema serves completion and hover docs only. Problems come from one source, the
+    // scenario parser (setIssues), so the editor and the status bar always agree.
     jsonDefaults.setDiagnosticsOptions({
-      validate: true,
+      validate: false,
       allowComments: true,
       trailingCommas: 'ignore',
       enableSchemaRequest: false,

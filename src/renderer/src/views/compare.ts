@@ -1,30 +1,46 @@
-import type { ExportFormat } from '../../../shared/ipc'
-import { buildTables, columnLabels, variantResults } from '../../../shared/tables'
-import { cdfConfig, percentileConfig, type ChartTheme } from '../charts/configs'
+import type { StoredRun } from '../../../shared/ipc'
+import { buildTables, columnLabels, pickMetrics, variantResults, type MetricKey, type WorkloadTable } from '../../../shared/tables'
+import { distributionConfig, percentileConfig } from '../charts/configs'
 import { workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
-import { ChartCard } from './chart-card'
-import { EXPORT_FORMATS } from './results'
-import { seedsTable } from './tables'
+import type { CompareColumnData, Comparison, TabView, ViewContext, WorkbenchState } from '../state'
 import { isMeasured, realVsSim } from '../../../shared/real-vs-sim'
 import type { SampleSelector } from '../../../shared/explain'
-import type { CompareColumnData, ExplainTarget, TabView, ViewContext } from '../state'
-import { chartTheme } from '../theme'
 import { shallowEqual } from '../store'
+import { chartTheme } from '../theme'
+import { ChartCard } from './chart-card'
+import { chartControls, exportCard } from './chart-controls'
+import { openScenarioDiff } from './scenario-diff'
+import { EXPORT_FORMATS, duration, seedList } from './results'
+import { seedsTable, seedsTableTransposed } from './tables'
 
-/** The Compare tab: store.comparison. */
-export function createCompareView(ctx: ViewContext): TabView {
-  const view = new CompareView({
-    exportPng: (name, card) => void ctx.actions.exportPng(name, () => card.png()),
-    exportTable: (cols, baseline, format, title) => void ctx.actions.exportTable(cols, baseline, format, title),
-    setBaseline: (i) => {
-      const c = ctx.store.state.comparison
-      if (c) ctx.store.set({ comparison: { ...c, baseline: i } })
-    },
-    explain: (t) => ctx.actions.explain(t)
-  })
-  ctx.store.watch((s) => ({ c: s.comparison, theme: s.theme }), ({ c, theme }) => view.show(c?.columns ?? [], c?.baseline ?? 0, chartTheme(theme)), { now: true, equals: shallowEqual })
-  return { id: 'compare', label: 'Compare', el: view.el }
+export const METRICS: readonly [MetricKey, string][] = [
+  ['count', 'samples'], ['avg', 'average'], ['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p99_9', 'p99.9'], ['max', 'max'], ['timeSec', 'time']
+]
+
+type Orientation = 'auto' | 'metrics' | 'columns'
+
+/** Runs among the columns whose scenario text differs from the baseline column's run. */
+export function differingRuns(cols: readonly CompareColumnData[], baseline: number): StoredRun[] {
+  const base = cols[baseline]?.run
+  if (!base) return []
+  const seen = new Set<string>([base.id])
+  const out: StoredRun[] = []
+  for (const c of cols) {
+    if (seen.has(c.run.id)) continue
+    seen.add(c.run.id)
+    if (c.run.scenarioText !== base.scenarioText) out.push(c.run)
+  }
+  return out
+}
+
+function compareCaption(cols: readonly CompareColumnData[], labels: readonly string[]): string {
+  const runs = [...new Map(cols.map((c) => [c.run.id, c.run])).values()]
+  const scen = [...new Set(runs.map((r) => r.scenarioName))].join(' | ')
+  const seeds = [...new Set(runs.flatMap((r) => r.seeds))]
+  const durs = [...new Set(runs.map((r) => duration(r.durationMs)))].join(' / ')
+  const versions = [...new Set(runs.map((r) => r.version))].join(', ')
+  return `${scen} · ${labels.join(', ')} · seeds ${seedList(seeds)} · ${durs} · schedlab ${versions}`
 }
 
 /**
@@ -61,106 +77,141 @@ function realVsSimSection(cols: CompareColumnData[]): HTMLElement | null {
     }))
 }
 
-interface CompareHandlers {
-  exportPng(name: string, card: ChartCard): void
-  exportTable(cols: CompareColumnData[], baseline: number, format: ExportFormat, title: string): void
-  setBaseline(index: number): void
-  /** A cell was clicked: its column's moment on the timeline, the baseline's aligned below. */
-  explain(target: Omit<ExplainTarget, 'seq'>): void
-}
+/**
+ * The Compare tab: two or more variants (of one run or of several saved runs) side by side.
+ * With many columns the user picks which columns and metrics to show, and the table turns
+ * (one row per column) when there are more columns than rows. Runs whose scenarios differ are
+ * flagged, with their difference in Monaco's diff editor.
+ */
+export function createCompareView(ctx: ViewContext): TabView {
+  const el = h('div', { class: 'compare', 'data-testid': 'compare-view' })
+  let cards: ChartCard[] = []
+  let workload = ''
+  let hidden = new Set<number>()
+  let metrics = new Set<MetricKey>(METRICS.map(([k]) => k))
+  let orientation: Orientation = 'auto'
+  let shownFor: Comparison | null = null
 
-/** Two or more variants (of one run or of several saved runs) side by side. */
-class CompareView {
-  readonly el: HTMLElement
-  private cols: CompareColumnData[] = []
-  private baseline = 0
-  private workload = ''
-  private cards: ChartCard[] = []
-  private theme: ChartTheme | null = null
-
-  constructor(private readonly on: CompareHandlers) {
-    this.el = h('div', { class: 'compare', 'data-testid': 'compare-view' })
-    this.render()
-  }
-
-  show(cols: CompareColumnData[], baseline: number, theme: ChartTheme): void {
-    this.cols = cols
-    this.baseline = Math.min(Math.max(0, baseline), Math.max(0, cols.length - 1))
-    this.theme = theme
-    this.render()
-  }
-
-  private render(): void {
-    for (const c of this.cards) c.destroy()
-    this.cards = []
-    const theme = this.theme
-    if (this.cols.length < 2 || !theme) {
-      replace(this.el, h('div', { class: 'empty-state' },
+  function render(s: Pick<WorkbenchState, 'comparison' | 'theme' | 'distribution'>): void {
+    for (const c of cards) c.destroy()
+    cards = []
+    const cmp = s.comparison
+    if (cmp !== shownFor && cmp?.columns !== shownFor?.columns) hidden = new Set()
+    shownFor = cmp
+    if (!cmp || cmp.columns.length < 2) {
+      replace(el, h('div', { class: 'empty-state' },
         h('h3', {}, 'Nothing to compare yet'),
         h('p', {}, 'Tick two or more runs in ', h('strong', {}, 'History'), ' and press ', h('strong', {}, 'Compare'),
           ', or open a run with several variants and press ', h('strong', {}, 'Compare variants'), '.'),
         h('p', { class: 'hint' }, 'A run pinned as baseline (☆) is the reference column; changes are shown as in the mailing-list threads, + meaning lower latency.')))
       return
     }
-    const labels = columnLabels(this.cols.map((c) => ({ variant: c.variant, runName: c.run.name })))
-    const series: Series[] = this.cols.map((c, i) => ({ label: labels[i], results: variantResults(c.run.results, c.variant) }))
-    const tables = buildTables(series, this.baseline)
+    const theme = chartTheme(s.theme)
+    const all = cmp.columns
+    const allLabels = columnLabels(all.map((c) => ({ variant: c.variant, runName: c.run.name })))
+    hidden.delete(cmp.baseline)
+    const visible = all.map((_, i) => i).filter((i) => !hidden.has(i))
+    const cols = visible.map((i) => all[i])
+    const labels = visible.map((i) => allLabels[i])
+    const baseline = visible.indexOf(cmp.baseline)
+    const series: Series[] = cols.map((c, i) => ({ label: labels[i], results: variantResults(c.run.results, c.variant) }))
+    const chosen = METRICS.map(([k]) => k).filter((k) => metrics.has(k))
+    const tables: WorkloadTable[] = pickMetrics(buildTables(series, baseline), chosen)
     const names = workloadNames(series)
-    if (!names.includes(this.workload)) this.workload = names[0] ?? ''
-    const runIds = new Set(this.cols.map((c) => c.run.id))
-    const runs = [...new Set(this.cols.map((c) => c.run.name))]
-    const title = runIds.size === 1 ? `${runs[0]}: variants` : runs.join(' vs ')
+    if (!names.includes(workload)) workload = names[0] ?? ''
+    const runIds = new Set(all.map((c) => c.run.id))
+    const runNames = [...new Set(all.map((c) => c.run.name))]
+    const title = runIds.size === 1 ? `${runNames[0]}: variants` : runNames.join(' vs ')
+    // Turned (one row per column) when a table has more columns than rows, or when asked.
+    const turn1 = (t: WorkloadTable) => orientation === 'columns' || (orientation === 'auto' && cols.length > t.rows.length)
+    const turned = tables.some(turn1)
+    const caption = compareCaption(cols, labels)
+    const setBaseline = (i: number) => ctx.store.set({ comparison: { ...cmp, baseline: i } })
+    const rerender = () => render(ctx.store.state)
 
-    const baselinePick = h('select', {
-      'data-testid': 'compare-baseline', 'aria-label': 'Baseline column',
-      onchange: (e: Event) => {
-        this.on.setBaseline(Number((e.target as HTMLSelectElement).value))
-      }
-    }, labels.map((l, i) => h('option', { value: i, selected: i === this.baseline }, l)))
+    const baselinePick = h('select', { 'data-testid': 'compare-baseline', 'aria-label': 'Baseline column', onchange: (e: Event) => setBaseline(Number((e.target as HTMLSelectElement).value)) },
+      allLabels.map((l, i) => h('option', { value: i, selected: i === cmp.baseline }, l)))
+    const columnPick = h('details', { class: 'pick', 'data-testid': 'compare-columns' },
+      h('summary', {}, `Columns ${visible.length}/${all.length}`),
+      h('div', { class: 'pick-list' }, allLabels.map((l, i) => h('label', { title: i === cmp.baseline ? 'The baseline is always shown' : '' },
+        h('input', {
+          type: 'checkbox', value: i, checked: !hidden.has(i), disabled: i === cmp.baseline,
+          onchange: (e: Event) => { if ((e.target as HTMLInputElement).checked) hidden.delete(i); else hidden.add(i); rerender() }
+        }), ' ', l))))
+    const metricPick = h('details', { class: 'pick', 'data-testid': 'compare-metrics' },
+      h('summary', {}, `Metrics ${chosen.length}/${METRICS.length}`),
+      h('div', { class: 'pick-list' }, METRICS.map(([k, l]) => h('label', {},
+        h('input', {
+          type: 'checkbox', value: k, checked: metrics.has(k),
+          onchange: (e: Event) => { if ((e.target as HTMLInputElement).checked) metrics.add(k); else metrics.delete(k); rerender() }
+        }), ' ', l))))
+    const turn = h('select', { 'data-testid': 'compare-transpose', 'aria-label': 'Table orientation', onchange: (e: Event) => { orientation = (e.target as HTMLSelectElement).value as Orientation; rerender() } },
+      h('option', { value: 'auto', selected: orientation === 'auto' }, 'Rows: automatic'),
+      h('option', { value: 'metrics', selected: orientation === 'metrics' }, 'Rows: metrics'),
+      h('option', { value: 'columns', selected: orientation === 'columns' }, 'Rows: runs/variants'))
+    for (const d of [columnPick, metricPick]) if (el.querySelector(`[data-testid="${d.dataset.testid}"]`)?.hasAttribute('open')) d.open = true
+
+    const differ = differingRuns(all, cmp.baseline)
+    const warning = differ.length
+      ? h('div', { class: 'card notice', 'data-testid': 'scenario-diff-warning' },
+          h('strong', {}, 'The compared runs did not run the same scenario: '),
+          `${differ.map((r) => `“${r.name}”`).join(', ')} differ${differ.length === 1 ? 's' : ''} from the baseline's run “${all[cmp.baseline].run.name}”. `,
+          differ.map((r) => h('button', { class: 'small', 'data-action': 'show-diff', 'data-run-id': r.id, onclick: () => openScenarioDiff(all[cmp.baseline].run, r, s.theme) }, differ.length > 1 ? `Show the difference (${r.name})` : 'Show the difference')))
+      : null
 
     const card = (name: string, opts: { testid?: string; exportTestid?: string; height?: number }): ChartCard => {
-      const c = new ChartCard(name, { ...opts, onExport: (cc) => this.on.exportPng(`comparison-${name}`, cc) })
-      this.cards.push(c)
+      const c = new ChartCard(name, { ...opts, onExport: (cc) => exportCard(ctx, `comparison-${name}`, cc, caption) })
+      cards.push(c)
       return c
     }
-    const cdf = card('latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
+    const dist = card(s.distribution.view === 'ccdf' ? 'latency-tail' : 'latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
     const pct = card('latency-percentiles', { height: 260 })
-    const tableBox = h('section', { class: 'card', 'data-testid': 'compare-table' },
-      h('p', { class: 'hint' }, `Against ${labels[this.baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (\u2212) is worse'), '. Click a percentile or the max: its moment on the timeline, the baseline\'s below it.'),
-      tables.map((t) => seedsTable(labels, t, this.baseline)))
+    const tableBox = h('section', { class: 'card', 'data-testid': 'compare-table', 'data-transposed': String(turned) },
+      h('p', { class: 'hint' }, `Against ${labels[baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (\u2212) is worse'), '. Click a percentile or the max: its moment on the timeline, the baseline\'s below it.'),
+      tables.map((t) => (turn1(t) ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline))))
     tableBox.addEventListener('click', (e) => {
       const td = (e.target as HTMLElement).closest('td[data-explain]') as HTMLElement | null
       const table = td?.closest('table[data-workload]') as HTMLElement | null
       const i = Number(td?.dataset.col)
-      const col = this.cols[i]
+      const col = cols[i]
       if (!td || !table || !col) return
       // a measured run kept its timeline around each maximum only
       if (isMeasured(variantResults(col.run.results, col.variant)) && td.dataset.explain !== 'max') return
-      const base = this.cols[this.baseline]
-      this.on.explain({
+      const base = cols[baseline]
+      ctx.actions.explain({
         run: col.run, variant: col.variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector,
-        ...(i !== this.baseline && base ? { alignWith: { runId: base.run.id, variant: base.variant } } : {})
+        ...(i !== baseline && base ? { alignWith: { runId: base.run.id, variant: base.variant } } : {})
       })
     })
 
-    replace(this.el,
+    replace(el,
       h('header', { class: 'results-head' },
-        h('div', {}, h('h2', {}, 'Comparison'), h('div', { class: 'run-meta' }, `${this.cols.length} columns from ${runIds.size} run${runIds.size === 1 ? '' : 's'}`)),
+        h('div', {}, h('h2', {}, 'Comparison'), h('div', { class: 'run-meta' }, `${all.length} columns from ${runIds.size} run${runIds.size === 1 ? '' : 's'}`)),
         h('div', { class: 'head-actions' },
           h('label', {}, 'Baseline ', baselinePick),
           h('span', { class: 'export-group' }, 'Export:',
-            EXPORT_FORMATS.map(([f, label, t]) => h('button', { class: 'small', title: t, 'data-export': f, onclick: () => this.on.exportTable(this.cols, this.baseline, f, title) }, label))))),
+            EXPORT_FORMATS.map(([f, label, t]) => h('button', {
+              class: 'small', title: t, 'data-export': f,
+              onclick: () => void ctx.actions.exportTable(cols, baseline, f, title, chosen.length < METRICS.length ? chosen : undefined)
+            }, label))))),
+      warning,
+      h('div', { class: 'compare-tools' }, columnPick, metricPick, turn),
       tableBox,
-      names.length > 1
-        ? h('label', { class: 'workload-pick' }, 'Charts for workload ',
-            h('select', { onchange: (e: Event) => { this.workload = (e.target as HTMLSelectElement).value; this.render() } },
-              names.map((n) => h('option', { value: n, selected: n === this.workload }, n))))
-        : null,
-      realVsSimSection(this.cols),
-      h('div', { class: 'chart-grid' }, cdf.el, pct.el))
-    if (this.workload) {
-      cdf.render(cdfConfig(series, this.workload, theme), theme)
-      pct.render(percentileConfig(series, this.workload, theme), theme)
+      h('div', { class: 'chart-bar' },
+        names.length > 1
+          ? h('label', { class: 'workload-pick' }, 'Workload ',
+              h('select', { 'data-testid': 'compare-workload', onchange: (e: Event) => { workload = (e.target as HTMLSelectElement).value; rerender() } },
+                names.map((n) => h('option', { value: n, selected: n === workload }, n))))
+          : null,
+        chartControls(ctx)),
+      realVsSimSection(all),
+      h('div', { class: 'chart-grid' }, dist.el, pct.el))
+    if (workload) {
+      dist.render((t) => distributionConfig(series, workload, t, s.distribution), theme)
+      pct.render((t) => percentileConfig(series, workload, t), theme)
     }
   }
+
+  ctx.store.watch((s) => ({ comparison: s.comparison, theme: s.theme, distribution: s.distribution }), render, { now: true, equals: shallowEqual })
+  return { id: 'compare', label: 'Compare', el }
 }

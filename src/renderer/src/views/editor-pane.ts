@@ -2,6 +2,7 @@ import { textHash } from '../../../shared/text-hash'
 import { h, replace } from '../dom'
 import { ScenarioEditor } from '../editor/scenario-editor'
 import type { ViewContext } from '../state'
+import { shallowEqual } from '../store'
 
 /**
  * The scenario editor with its welcome panel. Monaco's markers come from the same place as
@@ -13,14 +14,46 @@ export function createEditorPane(ctx: ViewContext): { el: HTMLElement; mount(): 
   const welcome = h('div', { class: 'welcome', 'data-testid': 'welcome' })
   const el = h('div', { class: 'editor-wrap' }, editor.el, welcome)
 
+  // The welcome covers an empty new document until the user chooses: a preset, a blank
+  // scenario, or a paste. Once dismissed it stays away for this document, even if emptied.
+  let dismissed = -1
+  const showWelcome = (show: boolean): void => {
+    welcome.hidden = !show
+    el.classList.toggle('welcoming', show)
+  }
+  const dismiss = (): void => {
+    dismissed = store.state.doc.loads
+    showWelcome(false)
+    editor.focus()
+  }
+  const paste = async (): Promise<void> => {
+    let text = ''
+    try {
+      text = await navigator.clipboard.readText()
+    } catch {
+      // No clipboard permission (Electron refuses them all): the editor takes the paste itself.
+    }
+    dismiss()
+    if (text.trim()) editor.replaceAll(text)
+    else editor.hint(`Press ${/Mac/.test(navigator.platform) ? '⌘' : 'Ctrl'}+V to paste your scenario here`)
+  }
+  // Ctrl+V on the welcome pastes into the editor: focus moves before the paste event fires.
+  window.addEventListener('keydown', (e) => {
+    if (!welcome.hidden && (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'v' && !(e.target as Element | null)?.closest?.('input, textarea, select')) dismiss()
+  }, { capture: true })
+
   store.watch((s) => s.presets, (presets) => {
     replace(welcome, h('div', { class: 'welcome-box' },
-      h('h2', {}, 'Start from a preset'),
-      h('p', {}, 'A scenario is a CPU topology, a kernel configuration, a workload mix and the variants to compare. Open one of the presets, then press Run.'),
+      h('h2', {}, 'New scenario'),
+      h('p', {}, 'A scenario is a CPU topology, a kernel configuration, a workload mix and the variants to compare. Start from a preset, or write your own.'),
+      h('div', { class: 'welcome-actions' },
+        h('button', { class: 'primary', 'data-testid': 'blank-scenario', title: 'Type a scenario from scratch (Ctrl+Space completes)', onclick: dismiss }, 'Blank scenario'),
+        h('button', { 'data-testid': 'paste-scenario', title: 'Paste a scenario from the clipboard (or press Ctrl+V)', onclick: () => void paste() }, 'Paste a scenario')),
+      h('h3', {}, 'Presets'),
       presets.length
-        ? h('ul', { class: 'preset-list' }, presets.map((p) => h('li', {},
-            h('button', { class: 'link', 'data-testid': `preset-${p.id}`, onclick: () => void actions.loadPreset(p.id) }, p.name),
-            p.description ? h('span', { class: 'hint' }, ` ${p.description}`) : null)))
+        ? h('ul', { class: 'preset-list', 'data-testid': 'preset-list' }, presets.map((p) => h('li', {},
+            h('button', { class: 'preset-name link', 'data-testid': `preset-${p.id}`, onclick: () => void actions.loadPreset(p.id) }, p.name),
+            p.description ? h('div', { class: 'preset-desc hint' }, p.description) : null)))
         : h('p', { class: 'hint' }, 'No presets found.'),
       h('p', { class: 'hint' }, 'Or open a scenario file, import an rt-app JSON, or drop either here.')))
   }, { now: true })
@@ -30,7 +63,10 @@ export function createEditorPane(ctx: ViewContext): { el: HTMLElement; mount(): 
     store.watch((s) => s.editorInfo, (info) => { if (info) editor.setSchema(info.schema) }, { now: true })
     store.watch((s) => s.theme, (t) => editor.setTheme(t))
     store.watch((s) => s.doc.loads, () => editor.setText(store.state.doc.text), { now: true })
-    store.watch((s) => s.doc.text, (text) => { welcome.hidden = text.trim() !== '' }, { now: true })
+    store.watch((s) => ({ loads: s.doc.loads, empty: s.doc.text.trim() === '' }), ({ loads, empty }) => {
+      showWelcome(empty && dismissed !== loads)
+    }, { now: true, equals: shallowEqual })
+    editor.onFocus(() => { if (!welcome.hidden) dismiss() })
     store.watch((s) => s.validation, (v) => {
       // Markers describe the text they were computed for; a stale verdict leaves them alone.
       if (v.hash !== textHash(editor.text)) return

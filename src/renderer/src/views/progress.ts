@@ -1,12 +1,23 @@
 import { h } from '../dom'
 import type { JobView, ProgressState, ViewContext } from '../state'
 
-/** One progress bar per (variant, seed) job of the last run started from this window. */
+/**
+ * One progress bar per (variant, seed) job of the last run started from this window. When the
+ * run has ended the card collapses to its one-line summary (the rows stay one click away).
+ */
 export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
-  const head = h('div', { class: 'progress-head' })
+  const summary = h('span', { class: 'progress-summary' })
+  const toggle = h('button', { class: 'small link', 'data-action': 'toggle-jobs', 'aria-expanded': 'true', onclick: () => setCollapsed(!el.classList.contains('collapsed')) }, 'Hide jobs')
+  const head = h('div', { class: 'progress-head' }, summary, toggle)
   const precision = h('div', { class: 'progress-precision', 'data-testid': 'precision-progress', hidden: true })
   const rows = h('div', { class: 'progress-rows' })
   const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
+  let lastStatus = ''
+  function setCollapsed(c: boolean): void {
+    el.classList.toggle('collapsed', c)
+    toggle.textContent = c ? 'Show jobs' : 'Hide jobs'
+    toggle.setAttribute('aria-expanded', String(!c))
+  }
   const bars = new Map<string, { bar: HTMLProgressElement; label: HTMLElement; row: HTMLElement }>()
   let runId: string | null = null
 
@@ -52,7 +63,9 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     const done = p.jobs.filter((j) => j.state === 'done').length
     const failed = p.jobs.filter((j) => j.state === 'failed').length
     const n = p.jobs.length
-    head.textContent = p.status === 'running'
+    if (p.status !== lastStatus) setCollapsed(p.status !== 'running')
+    lastStatus = p.status
+    summary.textContent = p.status === 'running'
       ? `Running ${n} simulation${n === 1 ? '' : 's'}: ${done} done${failed ? `, ${failed} failed` : ''}`
       : `Run ${p.status}: ${done} of ${n} done${failed ? `, ${failed} failed` : ''}`
   }, { now: true })

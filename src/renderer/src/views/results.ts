@@ -1,15 +1,17 @@
 import type { ExportFormat, StoredRun } from '../../../shared/ipc'
-import { buildTables, formatValue, variantResults } from '../../../shared/tables'
-import { cdfConfig, cpuConfig, histogramConfig, percentileConfig, taskConfig, type ChartTheme } from '../charts/configs'
-import { IDLE_BUCKETS, idleCounts, pooledTasks, workloadNames, type Series } from '../charts/data'
+import { buildTables, variantResults } from '../../../shared/tables'
+import { cpuConfig, distributionConfig, histogramConfig, percentileConfig, taskConfig } from '../charts/configs'
+import { IDLE_BUCKETS, idleCounts, workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
-import { ChartCard } from './chart-card'
-import { seedsTable } from './tables'
-import type { ExplainTarget, TabView, ViewContext } from '../state'
+import type { ExplainTarget, TabView, ViewContext, WorkbenchState } from '../state'
 import type { SampleSelector } from '../../../shared/explain'
-import type { ChartConfiguration, ChartEvent, ActiveElement, Chart } from 'chart.js'
-import { chartTheme } from '../theme'
+import type { ActiveElement, Chart, ChartConfiguration, ChartEvent } from 'chart.js'
 import { shallowEqual } from '../store'
+import { chartTheme } from '../theme'
+import { ChartCard } from './chart-card'
+import { chartControls, exportCard } from './chart-controls'
+import { seedsTable } from './tables'
+import { taskTable } from './task-table'
 
 /** The machine a real run measured, one row per repeat; a trace's reading. */
 function hostRecord(run: StoredRun): HTMLElement | null {
@@ -43,22 +45,26 @@ function hostRecord(run: StoredRun): HTMLElement | null {
 export const EXPORT_FORMATS: readonly [ExportFormat, string, string][] = [
   ['csv', 'CSV', 'Spreadsheet columns, raw numbers'],
   ['md', 'Markdown', 'Tables as in the mailing-list threads, for a cover letter or issue'],
-  ['txt', 'Text', 'Fixed-width text as in the mailing-list threads'],
+  ['txt', 'Text', 'Fixed-width text as in the mailing-list threads, wrapped into blocks under 100 columns'],
   ['json', 'JSON', 'Tables and the full results']
 ]
 
+export function duration(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s` : `${ms} ms`
+}
+
 /**
- * A CDF whose points can be clicked: the nearest point's series (the variant) and its y (the
- * share of samples at or below it, i.e. the percentile) go to `pick`.
+ * A distribution whose points can be clicked: the nearest point's series (the variant) and the
+ * percentile it stands for go to `pick` (on the tail view a point's y is the share above it).
  */
-function clickable<T extends ChartConfiguration<'line', { x: number; y: number | null }[]>>(cfg: T, pick: (variant: string, fraction: number) => void): T {
+function clickable<T extends ChartConfiguration<'line', { x: number; y: number | null }[]>>(cfg: T, tail: boolean, pick: (variant: string, fraction: number) => void): T {
   const options = { ...cfg.options }
   options.onClick = (_e: ChartEvent, els: ActiveElement[], chart: Chart) => {
     const el = els[0]
     if (!el) return
     const ds = chart.data.datasets[el.datasetIndex]
     const pt = ds.data[el.index] as { x: number; y: number | null } | undefined
-    if (ds.label && pt && pt.y !== null) pick(ds.label, pt.y)
+    if (ds.label && pt && pt.y !== null) pick(ds.label.replace(/ \(identical to .*\)$/, ''), tail ? 1 - pt.y : pt.y)
   }
   options.onHover = (e: ChartEvent, els: ActiveElement[]) => {
     const target = e.native?.target as HTMLElement | undefined
@@ -73,72 +79,68 @@ function firstSeedWith(s: Series, bucket: (typeof IDLE_BUCKETS)[number]): number
   return s.results.find((r) => (r.unreasonableIdle?.events?.[bucket] ?? 0) > 0)?.seed
 }
 
-function duration(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s` : `${ms} ms`
+/** "1-3", "1, 4, 9": seeds as a researcher writes them. */
+export function seedList(seeds: readonly number[]): string {
+  const s = [...seeds].sort((a, b) => a - b)
+  const contiguous = s.length > 2 && s.every((x, i) => i === 0 || x === s[i - 1] + 1)
+  return contiguous ? `${s[0]}-${s[s.length - 1]}` : s.join(', ')
 }
 
-/** The Results tab: the run shown (store.shownRun). */
+/** The caption of a chart exported from a run: what it shows, from what. */
+export function runCaption(run: StoredRun, variants: readonly string[]): string {
+  const partial = run.results.some((r) => r.partial) ? ' (partial: canceled)' : ''
+  return `${run.scenarioName} · ${variants.join(', ')} · seeds ${seedList(run.seeds)} · ${duration(run.durationMs)}${partial} · schedlab ${run.version}`
+}
+
+/** The Results tab: the run shown (store.shownRun), its tables and charts. */
 export function createResultsView(ctx: ViewContext): TabView {
-  const view = new ResultsView({
-    exportPng: (name, card) => void ctx.actions.exportPng(name, () => card.png()),
-    exportTable: (run, format) => void ctx.actions.exportTable(run.variants.map((variant) => ({ run, variant })), 0, format, run.name),
-    compareVariants: (run) => ctx.actions.showComparison(run.variants.map((variant) => ({ run, variant })), 0),
-    explain: (t) => ctx.actions.explain(t)
-  })
-  ctx.store.watch((s) => ({ run: s.shownRun, theme: s.theme }), ({ run, theme }) => view.show(run, chartTheme(theme)), { now: true, equals: shallowEqual })
-  return { id: 'results', label: 'Results', el: view.el }
-}
+  const el = h('div', { class: 'results' })
+  let cards: ChartCard[] = []
+  let workload = ''
+  let runId: string | null = null
 
-interface ResultsHandlers {
-  exportPng(name: string, card: ChartCard): void
-  exportTable(run: StoredRun, format: ExportFormat): void
-  compareVariants(run: StoredRun): void
-  /** A figure was clicked: explain its moment on the timeline. */
-  explain(target: Omit<ExplainTarget, 'seq'>): void
-}
-
-/** One saved run: the seeds-format tables and the charts, one series per variant. */
-class ResultsView {
-  readonly el: HTMLElement
-  private run: StoredRun | null = null
-  private workload = ''
-  private cards: ChartCard[] = []
-
-  constructor(private readonly on: ResultsHandlers) {
-    this.el = h('div', { class: 'results' })
-    this.show(null, null)
-  }
-
-  show(run: StoredRun | null, theme: ChartTheme | null): void {
-    if (run?.id !== this.run?.id) this.workload = ''
-    this.run = run
-    for (const c of this.cards) c.destroy()
-    this.cards = []
-    if (!run || !theme) {
-      replace(this.el, h('div', { class: 'empty-state' },
+  function render(s: Pick<WorkbenchState, 'shownRun' | 'theme' | 'distribution'>): void {
+    for (const c of cards) c.destroy()
+    cards = []
+    const run = s.shownRun
+    if (run?.id !== runId) workload = ''
+    runId = run?.id ?? null
+    if (!run) {
+      replace(el, h('div', { class: 'empty-state' },
         h('h3', {}, 'No results yet'),
         h('p', {}, 'Pick a scenario from ', h('strong', {}, 'Presets'), ' (or open your own), then press ', h('strong', {}, 'Run'), ' (Ctrl+Enter).'),
         h('p', { class: 'hint' }, 'Each variant of the scenario runs on its own worker; the latency tables and charts appear here, and the run is saved in History.')))
       return
     }
-    const series: Series[] = run.variants.map((v) => ({ label: v, results: variantResults(run.results, v) })).filter((s) => s.results.length > 0)
+    const theme = chartTheme(s.theme)
+    const series: Series[] = run.variants.map((v) => ({ label: v, results: variantResults(run.results, v) })).filter((x) => x.results.length > 0)
     const names = workloadNames(series)
-    if (!names.includes(this.workload)) this.workload = names[0] ?? ''
+    if (!names.includes(workload)) workload = names[0] ?? ''
     const tables = buildTables(series, 0)
-    const labels = series.map((s) => s.label)
+    const labels = series.map((x) => x.label)
+    const caption = runCaption(run, labels)
 
     const header = h('header', { class: 'results-head' },
-      h('div', {},
+      h('div', { class: 'results-title' },
         h('h2', { class: 'run-title' }, run.name),
         h('div', { class: 'run-meta' },
-          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${run.seeds.join(', ')} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${seedList(run.seeds)} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
           run.source ? h('span', { class: `badge source-${run.source}` }, run.source) : null,
           run.status !== 'done' ? h('span', { class: `status status-${run.status}` }, run.status) : null)),
       h('div', { class: 'head-actions' },
-        series.length >= 2 ? h('button', { class: 'small', 'data-testid': 'compare-variants', onclick: () => this.on.compareVariants(run) }, 'Compare variants') : null,
+        series.length >= 2 ? h('button', { class: 'small', 'data-testid': 'compare-variants', onclick: () => ctx.actions.showComparison(run.variants.map((variant) => ({ run, variant })), 0) }, 'Compare variants') : null,
         h('span', { class: 'export-group' }, 'Export table:',
-          EXPORT_FORMATS.map(([f, label, title]) => h('button', { class: 'small', title, 'data-export': f, onclick: () => this.on.exportTable(run, f) }, label)))))
+          EXPORT_FORMATS.map(([f, label, title]) => h('button', {
+            class: 'small', title, 'data-export': f,
+            onclick: () => void ctx.actions.exportTable(run.variants.map((variant) => ({ run, variant })), 0, f, run.name)
+          }, label)))))
 
+    const partials = run.results.filter((r) => r.partial)
+    const partial = partials.length
+      ? h('div', { class: 'card notice', 'data-testid': 'partial-notice' },
+          h('strong', {}, 'Partial results: '), 'the run was canceled; these simulations stopped early and their figures cover only what they simulated: ',
+          partials.map((r) => `${r.name} · seed ${r.seed}: ${duration(Math.round(r.stats.simulatedMs))} of ${duration(run.durationMs)}`).join("; "))
+      : null
     const errors = run.errors.filter((e) => e.kind !== 'canceled')
     const problems = errors.length
       ? h('div', { class: 'card notice' }, h('strong', {}, `${errors.length} simulation${errors.length === 1 ? '' : 's'} failed:`),
@@ -151,6 +153,7 @@ class ResultsView {
       series.length > 1 ? h('p', { class: 'hint' }, `Changes are against ${labels[0]}; + is better (lower latency), as in the mailing-list threads.`) : null,
       run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null,
       tables.map((t) => seedsTable(labels, t, 0)))
+    const explain = (t: Omit<ExplainTarget, 'seq'>) => ctx.actions.explain(t)
     const simulated = run.source !== 'real' && run.source !== 'trace'
     if (!simulated) tableBox.classList.add('no-explain')
     tableBox.addEventListener('click', (e) => {
@@ -159,70 +162,59 @@ class ResultsView {
       // a measured run kept its timeline around each maximum only (nothing to explain elsewhere)
       if (!td || !table || (!simulated && td.dataset.explain !== 'max')) return
       const variant = labels[Number(td.dataset.col)]
-      if (variant !== undefined) this.on.explain({ run, variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector })
+      if (variant !== undefined) explain({ run, variant, workload: table.dataset.workload, sample: td.dataset.explain as SampleSelector })
     })
 
-    const select = names.length > 1
-      ? h('label', { class: 'workload-pick' }, 'Charts for workload ',
-          h('select', { 'data-testid': 'workload-select', onchange: (e: Event) => { this.workload = (e.target as HTMLSelectElement).value; this.show(run, theme) } },
-            names.map((n) => h('option', { value: n, selected: n === this.workload }, n))))
-      : null
+    const select = h('select', {
+      'data-testid': 'workload-select', 'aria-label': 'Workload of the charts and the per-task view', disabled: names.length < 2,
+      onchange: (e: Event) => { workload = (e.target as HTMLSelectElement).value; render(ctx.store.state) }
+    }, names.map((n) => h('option', { value: n, selected: n === workload }, n)))
+    const controls = h('div', { class: 'chart-bar' }, h('label', { class: 'workload-pick' }, 'Workload ', select), chartControls(ctx))
 
     const card = (name: string, opts: { testid?: string; exportTestid?: string; height?: number } = {}): ChartCard => {
-      const c = new ChartCard(name, { ...opts, onExport: (cc) => this.on.exportPng(`${run.name}-${name}`, cc) })
-      this.cards.push(c)
+      const c = new ChartCard(name, { ...opts, onExport: (cc) => exportCard(ctx, `${run.name}-${name}`, cc, caption) })
+      cards.push(c)
       return c
     }
-    const cdf = card('latency-cdf', { testid: 'latency-chart', exportTestid: 'export-png', height: 300 })
+    const dist = card(s.distribution.view === 'ccdf' ? 'latency-tail' : 'latency-cdf', { testid: 'latency-chart', exportTestid: 'export-png', height: 300 })
     const hist = card('latency-histogram')
     const pct = card('latency-percentiles')
-    const taskCount = new Set(series.flatMap((s) => s.results.flatMap((r) => r.tasks.map((t) => t.name)))).size
-    const tasks = card('per-task-latency', { height: Math.max(200, Math.min(24, taskCount) * series.length * 12 + 90) })
+    const taskCount = new Set(series.flatMap((x) => x.results.flatMap((r) => r.tasks.filter((t) => t.workload === workload && t.latencyUs.count > 0).map((t) => t.name)))).size
+    const tasks = card('per-task-latency', { testid: 'task-chart', height: Math.max(200, Math.min(24, taskCount) * series.length * 12 + 90) })
     const cpus = card('cpu-utilization', { height: 240 })
 
-    replace(this.el, header, problems, warn, hostRecord(run), tableBox, select,
-      h('div', { class: 'chart-grid' }, cdf.el, hist.el, pct.el),
-      h('h3', { class: 'section' }, 'Per task'), tasks.el, this.taskTable(series),
-      h('h3', { class: 'section' }, 'CPUs'), cpus.el, this.idleTable(series))
+    replace(el, header, partial, problems, warn, hostRecord(run), tableBox, controls,
+      h('div', { class: 'chart-grid' }, dist.el, hist.el, pct.el),
+      h('h3', { class: 'section' }, workload ? `Per task: ${workload}` : 'Per task'), tasks.el, taskTable(series, workload),
+      h('h3', { class: 'section' }, 'CPUs'), cpus.el, idleTable(series, (variant, bucket, seed) => explain({ run, variant, idle: { bucket, index: 0 }, seed })))
 
-    if (this.workload) {
-      const workload = this.workload
-      cdf.render(clickable(cdfConfig(series, workload, theme), (variant, fraction) => {
-        this.on.explain({ run, variant, workload, sample: `p${Math.min(100, Math.max(0, Math.round(fraction * 1e5) / 1e3))}` as SampleSelector })
+    if (workload) {
+      dist.render((t) => clickable(distributionConfig(series, workload, t, s.distribution), s.distribution.view === 'ccdf', (variant, fraction) => {
+        explain({ run, variant, workload, sample: `p${Math.min(100, Math.max(0, Math.round(fraction * 1e5) / 1e3))}` as SampleSelector })
       }), theme)
-      hist.render(histogramConfig(series, this.workload, theme), theme)
-      pct.render(percentileConfig(series, this.workload, theme), theme)
+      hist.render((t) => histogramConfig(series, workload, t), theme)
+      pct.render((t) => percentileConfig(series, workload, t), theme)
+      tasks.render((t) => taskConfig(series, t, workload), theme)
     }
-    tasks.render(taskConfig(series, theme), theme)
-    cpus.render(cpuConfig(series, theme), theme)
+    cpus.render((t) => cpuConfig(series, t), theme)
   }
 
-  private taskTable(series: Series[]): HTMLElement {
-    return h('details', { class: 'card' }, h('summary', {}, 'Task table'),
-      series.map((s) => h('table', { class: 'data-table' },
-        h('caption', {}, s.label),
-        h('thead', {}, h('tr', {}, ['task', 'workload', 'CPU ms', 'wakeups', 'p50', 'p99', 'max', 'migrations', 'switches'].map((c) => h('th', {}, c)))),
-        h('tbody', {}, pooledTasks(s.results).map((t) => h('tr', {},
-          h('th', { scope: 'row' }, t.name), h('td', {}, t.workload), h('td', {}, t.cpuTimeMs.toFixed(1)),
-          h('td', {}, Math.round(t.wakeups)), h('td', {}, formatValue('p50', t.latency.p50)), h('td', {}, formatValue('p99', t.latency.p99)),
-          h('td', {}, formatValue('max', t.latency.max)), h('td', {}, Math.round(t.migrations)), h('td', {}, Math.round(t.contextSwitches))))))))
-  }
-
-  private idleTable(series: Series[]): HTMLElement {
-    const counts = series.map((s) => idleCounts(s.results))
-    const any = counts.some((c) => IDLE_BUCKETS.some((b) => c[b] > 0))
-    return h('section', { class: 'card', 'data-testid': 'idle-table' },
-      h('h4', {}, 'Unreasonable idle (a CPU idle while a task waits elsewhere)'),
-      any
-        ? h('table', { class: 'data-table' },
-            h('thead', {}, h('tr', {}, h('th', {}, ''), IDLE_BUCKETS.map((b) => h('th', {}, b)))),
-            h('tbody', {}, series.map((s, i) => h('tr', {}, h('th', { scope: 'row' }, s.label), IDLE_BUCKETS.map((b) => counts[i][b] > 0
-              ? h('td', { 'data-explain': 'idle', title: 'Click: explain the first of these events on the timeline', onclick: () => this.on.explain({ run: this.run!, variant: s.label, idle: { bucket: b, index: 0 }, seed: firstSeedWith(s, b) }) }, counts[i][b])
-              : h('td', {}, counts[i][b]))))))
-        : h('p', { class: 'hint' }, 'No unreasonable idle events in this run.'))
-  }
-
-  destroy(): void {
-    for (const c of this.cards) c.destroy()
-  }
+  ctx.store.watch((s) => ({ shownRun: s.shownRun, theme: s.theme, distribution: s.distribution }), render, { now: true, equals: shallowEqual })
+  return { id: 'results', label: 'Results', el }
 }
+
+/** Unreasonable-idle counts; a non-zero count is clicked to explain its first event. */
+function idleTable(series: Series[], explain: (variant: string, bucket: (typeof IDLE_BUCKETS)[number], seed: number | undefined) => void): HTMLElement {
+  const counts = series.map((x) => idleCounts(x.results))
+  const any = counts.some((c) => IDLE_BUCKETS.some((b) => c[b] > 0))
+  return h('section', { class: 'card', 'data-testid': 'idle-table' },
+    h('h4', {}, 'Unreasonable idle (a CPU idle while a task waits elsewhere)'),
+    any
+      ? h('div', { class: 'table-scroll' }, h('table', { class: 'data-table' },
+          h('thead', {}, h('tr', {}, h('th', {}, ''), IDLE_BUCKETS.map((b) => h('th', {}, b)))),
+          h('tbody', {}, series.map((x, i) => h('tr', {}, h('th', { scope: 'row' }, x.label), IDLE_BUCKETS.map((b) => counts[i][b] > 0
+            ? h('td', { 'data-explain': 'idle', title: 'Click: explain the first of these events on the timeline', onclick: () => explain(x.label, b, firstSeedWith(x, b)) }, counts[i][b])
+            : h('td', {}, counts[i][b])))))))
+      : h('p', { class: 'hint' }, 'No unreasonable idle events in this run.'))
+}
+

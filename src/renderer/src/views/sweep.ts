@@ -10,6 +10,8 @@ import {
 import { formatInsufficient } from '../../../stats/quantile'
 import { formatValue } from '../../../shared/tables'
 import { ChartCard } from './chart-card'
+import { exportCard } from './chart-controls'
+import { duration, seedList } from './results'
 
 /**
  * The Sweep tab (test id `sweep-view`): the sweep shown (store.shownSweep). One axis: a line
@@ -27,7 +29,8 @@ export function createSweepView(ctx: ViewContext): TabView {
   let shownId = ''
 
   const open = (run: StoredRun, cell: number): void => ctx.actions.openSweepCell(run, cell)
-  const exportPng = (card: ChartCard): void => void ctx.actions.exportPng(card.name, () => card.png())
+  let caption = ''
+  const exportPng = (card: ChartCard): void => exportCard(ctx, card.name, card, caption)
 
   const draw = (run: StoredRun | null, theme: ChartTheme): void => {
     for (const c of cards) c.destroy()
@@ -61,14 +64,17 @@ export function createSweepView(ctx: ViewContext): TabView {
       h('p', { class: 'meta' }, `sweep: ${sw.axes.map((a) => `${a.path} (${a.values.length})`).join(' x ')} = ${sw.total} cells; ${variants.join(', ')}. Click a cell to open its run.`),
       controls)
     const body = h('div', { class: 'sweep-body' })
+    caption = `${run.scenarioName} · sweep ${sw.axes.map((a) => a.path).join(' x ')} · ${variants.join(', ')} · seeds ${seedList(run.seeds)} · ${duration(run.durationMs)} · schedlab ${run.version}`
     if (sw.axes.length === 1) {
       const keys = SWEEP_METRICS.filter(([k]) => (k === 'timeSec') === false || cellStats(sw, workload, 'timeSec').some((c) => c.estimates.some((e) => e)))
       for (const [k, l] of keys) {
         const card = new ChartCard(`sweep-${workload}-${l}`, { testid: `sweep-chart-${k}`, onExport: exportPng })
         body.append(card.el)
-        const cfg = sweepLineConfig(sw, workload, k, theme)
-        cfg.options = { ...cfg.options, onClick: (_e, items) => { if (items[0]) open(run, sw.cells[items[0].index].index) } }
-        card.render(cfg as never, theme)
+        card.render((t) => {
+          const cfg = sweepLineConfig(sw, workload, k, t)
+          cfg.options = { ...cfg.options, onClick: (_e, items) => { if (items[0]) open(run, sw.cells[items[0].index].index) } }
+          return cfg as never
+        }, theme)
         cards.push(card)
       }
     } else if (sw.axes.length === 2) {
@@ -79,9 +85,11 @@ export function createSweepView(ctx: ViewContext): TabView {
       const m = mode === 'change' && variant === 0 && variants.length > 1 ? 'value' : mode
       const card = new ChartCard(`sweep-${workload}-${metric}`, { testid: 'sweep-heatmap', height: 80 + 48 * sw.axes[0].values.length, onExport: exportPng })
       body.append(card.el)
-      const cfg = sweepMatrixConfig(sw, workload, metric, variant, m, theme)
-      cfg.options = { ...cfg.options, onClick: (_e, items) => { if (items[0]) open(run, (cfg.data.datasets[0].data[items[0].index]).cell) } }
-      card.render(cfg as never, theme)
+      card.render((t) => {
+        const cfg = sweepMatrixConfig(sw, workload, metric, variant, m, t)
+        cfg.options = { ...cfg.options, onClick: (_e, items) => { if (items[0]) open(run, (cfg.data.datasets[0].data[items[0].index]).cell) } }
+        return cfg as never
+      }, theme)
       cards.push(card)
     }
     body.append(cellTable(run, workload, metric, (cell) => open(run, cell)))

@@ -1,11 +1,10 @@
 import { h, replace } from '../dom'
 import type { ViewContext } from '../state'
 import { shallowEqual } from '../store'
-import { createVariantsMenu } from './variants-menu'
 
 export const MOD = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl'
 
-/** File actions, presets, the document name with its unsaved mark, variant choice, Run/Cancel. */
+/** File actions, presets, the document name with its unsaved mark, theme and help. */
 export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   const { store, actions } = ctx
   const presetSelect = h('select', {
@@ -18,17 +17,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
   }, h('option', { value: '' }, 'Presets…'))
   const docName = h('span', { class: 'doc-name', 'data-testid': 'doc-name' }, 'untitled')
   const dirtyMark = h('span', { class: 'dirty', 'data-testid': 'dirty-indicator', title: 'Unsaved changes', hidden: true }, '●')
-  const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
-  const realBtn = h('button', { 'data-testid': 'run-real-button', title: 'Run the scenario on this machine\'s kernel (schedlab real)', disabled: true, onclick: () => void actions.runReal() }, '▶ Real')
-  const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc)', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
-  const variants = createVariantsMenu(ctx)
-  // beside seeds and duration: stop adding seeds when this interval is tight enough
-  const precision = h('input', {
-    type: 'text', 'data-testid': 'precision-input', class: 'precision', size: 14, spellcheck: 'false',
-    placeholder: 'precision ct.p99:5', 'aria-label': 'Precision',
-    title: 'WORKLOAD.METRIC:PCT, e.g. cyclictest.p99:5: run seeds until every variant\'s 95 % interval of that figure is within PCT % of it (empty: the scenario\'s seeds)',
-    oninput: () => actions.setRunOptions({ precision: precision.value.trim() || null })
-  })
   const cmd = (c: Parameters<typeof actions.command>[0]) => () => void actions.command(c)
 
   const el = h('header', { class: 'toolbar' },
@@ -41,7 +29,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
       h('button', { 'data-testid': 'import-trace-button', title: 'Import an ftrace trace (tracefs, trace-cmd report, perf script, schedlab --trace) as a saved run', onclick: cmd('import-trace') }, 'Import trace…'),
       presetSelect),
     h('div', { class: 'group doc' }, dirtyMark, docName),
-    h('div', { class: 'group run' }, variants.el, precision, runBtn, realBtn, cancelBtn),
     h('div', { class: 'group end' },
       h('button', { class: 'icon', 'data-testid': 'theme-toggle', title: `Light/dark theme (${MOD}+Shift+L)`, 'aria-label': 'Toggle theme', onclick: cmd('toggle-theme') }, '◐'),
       h('button', { class: 'icon', 'data-testid': 'help-button', title: 'Keyboard shortcuts (F1)', 'aria-label': 'Keyboard shortcuts', onclick: cmd('shortcuts') }, '?')))
@@ -55,16 +42,6 @@ export function createToolbar(ctx: ViewContext): { el: HTMLElement } {
     dirtyMark.hidden = !dirty
     document.title = `${dirty ? '● ' : ''}${name} — schedlab`
     void ctx.api.setDirty(dirty).catch(() => undefined)
-  }, { now: true, equals: shallowEqual })
-  store.watch((s) => s.runOptions.precision, (p) => {
-    if ((precision.value.trim() || null) !== p) precision.value = p ?? ''
-  }, { now: true })
-  store.watch((s) => ({ running: s.runningId !== null, connected: s.connected, real: s.appInfo?.real }), ({ running, connected, real }) => {
-    runBtn.disabled = running || !connected
-    cancelBtn.disabled = !running || !connected
-    // where the machine cannot run scenarios for real, the button stays and says why
-    realBtn.disabled = running || !connected || !real?.available
-    realBtn.title = real?.available ? 'Run the scenario on this machine\'s kernel (schedlab real): each variant x seed as a repeat, measured from a trace' : `Real runs are not possible here: ${real?.reason ?? 'unknown'}`
   }, { now: true, equals: shallowEqual })
   return { el }
 }

@@ -22,14 +22,16 @@ export function createVariantsMenu(ctx: ViewContext): { el: HTMLElement } {
   document.body.append(menu)
 
   const place = (): void => {
+    // Under the button, kept inside the window whichever side of it the button sits.
     const r = button.getBoundingClientRect()
     menu.style.top = `${Math.round(r.bottom + 4)}px`
-    menu.style.right = `${Math.max(4, Math.round(window.innerWidth - r.right))}px`
     menu.style.maxHeight = `${Math.max(120, window.innerHeight - r.bottom - 16)}px`
+    const w = menu.offsetWidth
+    menu.style.left = `${Math.round(Math.max(4, Math.min(r.left, window.innerWidth - w - 4)))}px`
   }
   const open = (): void => {
-    place()
     menu.hidden = false
+    place()
     button.setAttribute('aria-expanded', 'true')
     menu.querySelector<HTMLInputElement>('input')?.focus()
   }

@@ -108,6 +108,15 @@ describe('explain service (worker pool)', () => {
     expect(e.sample.latencyUs).toBeCloseTo(saved.latencyUs.max, 2)
     expect(e.decisions).toEqual([])
     expect(e.summary).toMatch(/records no scheduler decisions/)
+    // what ran on its CPU while it waited, the longest first
+    const lane0 = e.lanes!.find((l) => l.cpu === e.sample.cpu)!
+    const during = new Map<string, number>()
+    for (const x of lane0.slices) {
+      const ns = Math.min(x.endNs, e.sample.ranNs) - Math.max(x.startNs, e.sample.readyNs)
+      if (ns > 0) during.set(x.task, (during.get(x.task) ?? 0) + ns)
+    }
+    const longest = [...during.entries()].sort((a, b) => b[1] - a[1])[0][0]
+    expect(e.summary).toContain(`Meanwhile CPU ${e.sample.cpu} ran ${longest} (`)
     expect(e.lanes!.length).toBe(v.cpus.length)
     const lane = e.lanes!.find((l) => l.cpu === e.sample.cpu)!
     expect(lane.slices.some((x) => x.task === e.sample.task && x.startNs === e.sample.ranNs)).toBe(true)

@@ -120,6 +120,7 @@ export class ExplainService {
 export function measuredExplanation(run: StoredRun, variant: string, seed: number, tl: TraceTimeline, source: 'real' | 'trace'): ExplainResult {
   const where = source === 'real' ? 'measured on this machine\'s kernel' : `read from the trace ${run.scenarioFile}`
   const waits = tl.lanes.length > 0 ? [{ task: tl.sample.task, cpu: tl.sample.cpu, readyNs: tl.sample.readyNs, ranNs: tl.sample.ranNs }] : []
+  const ran = meanwhile(tl)
   return {
     scenario: run.scenarioName,
     variant,
@@ -127,7 +128,7 @@ export function measuredExplanation(run: StoredRun, variant: string, seed: numbe
     workload: tl.workload,
     selector: 'max',
     sample: { ...tl.sample, index: -1 },
-    summary: `${tl.sample.task} became runnable at ${(tl.sample.readyNs / 1e9).toFixed(6)} s and ran on CPU ${tl.sample.cpu} ${tl.sample.latencyUs} us later (${where}). A real kernel records no scheduler decisions: the timeline shows what ran on each CPU meanwhile. Align a simulated run below it (Align with…) to compare; its own maximum, clicked, is explained.${tl.truncated ? ' The window held more slices than are kept: its end is missing.' : ''}`,
+    summary: `${tl.sample.task} became runnable at ${(tl.sample.readyNs / 1e9).toFixed(6)} s and ran on CPU ${tl.sample.cpu} ${tl.sample.latencyUs} us later (${where}). ${ran ? `Meanwhile CPU ${tl.sample.cpu} ran ${ran}. ` : ''}A real kernel records no scheduler decisions: the timeline shows what ran on each CPU. Align a simulated run below it (Align with…) to compare; its own maximum, clicked, is explained.${tl.truncated ? ' The window held more slices than are kept: its end is missing.' : ''}`,
     cause: '',
     causes: [],
     window: tl.window,
@@ -138,4 +139,20 @@ export function measuredExplanation(run: StoredRun, variant: string, seed: numbe
     waits,
     measured: source
   }
+}
+
+/** What ran on the sample's CPU while it waited, longest first (at most four, with their times). */
+function meanwhile(tl: TraceTimeline): string {
+  const { cpu, readyNs, ranNs } = tl.sample
+  const by = new Map<string, number>()
+  for (const s of tl.lanes.find((l) => l.cpu === cpu)?.slices ?? []) {
+    const ns = Math.min(s.endNs, ranNs) - Math.max(s.startNs, readyNs)
+    if (ns > 0) by.set(s.task, (by.get(s.task) ?? 0) + ns)
+  }
+  const idle = (tl.lanes.find((l) => l.cpu === cpu)?.idle ?? []).reduce((a, s) => a + Math.max(0, Math.min(s.endNs, ranNs) - Math.max(s.startNs, readyNs)), 0)
+  const fmt = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} us`)
+  const parts = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([t, ns]) => `${t} (${fmt(ns)})`)
+  if (by.size > 4) parts.push(`${by.size - 4} other task${by.size === 5 ? '' : 's'}`)
+  if (idle > 0) parts.push(`idle (${fmt(idle)})`)
+  return parts.join(', ')
 }

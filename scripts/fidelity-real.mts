@@ -15,6 +15,8 @@ quiet: it waits, up to --quiet-wait-s each time, until the budget ends); finishe
  *   npm run fidelity:real -- --budget-min 22       # stop starting real runs after 22 min
  *   npm run fidelity:real -- --report-only         # no real runs: simulate, report the cache
  *   npm run fidelity:real -- --cases ct-alone,ct-hogs --repeats 3 --seeds 3 --duration-s 25
+ *   npm run fidelity:real -- --report-only --topology resources/topologies/host-kvm-2vcpu.json
+ *                     # simulate on this machine's calibration: docs/fidelity-real-calibrated.md
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
@@ -31,7 +33,6 @@ import { CASES, EFFECTS, metricsOf, WARMUP_US, type Metric, type RealCase } from
 
 const ROOT = resolve(import.meta.dirname, '..')
 const CACHE = join(ROOT, 'fidelity-real-cache')
-const REPORT = join(ROOT, 'docs', 'fidelity-real.md')
 
 const { values: opt } = parseArgs({
   options: {
@@ -43,6 +44,7 @@ const { values: opt } = parseArgs({
     'max-attempts': { type: 'string', default: '6' },
     'quiet-wait-s': { type: 'string', default: '120' },
     'report-only': { type: 'boolean', default: false },
+    topology: { type: 'string' },
     'real-only': { type: 'boolean', default: false }
   }
 })
@@ -61,6 +63,21 @@ function scenarioText(c: RealCase, durationMs: number): string {
 
 function scenarioOf(c: RealCase, durationMs: number): Scenario {
   return parseScenario(scenarioText(c, durationMs), `${c.id}.json`, { host: hostSpecs })
+}
+
+/**
+ * --topology FILE: simulate on a topology file (this machine calibrated by `schedlab calibrate
+ * --topology host --real --out FILE`) instead of the bare detected host; the real runs and
+ * their cache keep "host".
+ */
+/** With --topology the report is docs/fidelity-real-calibrated.md, beside the bare host's. */
+const REPORT = join(ROOT, 'docs', opt.topology ? 'fidelity-real-calibrated.md' : 'fidelity-real.md')
+const SIM_TOPOLOGY = opt.topology ? (JSON.parse(readFileSync(resolve(opt.topology), 'utf8')) as Record<string, unknown>) : null
+
+function simScenarioOf(c: RealCase, durationMs: number): Scenario {
+  if (!SIM_TOPOLOGY) return scenarioOf(c, durationMs)
+  const text = JSON.stringify({ ...JSON.parse(scenarioText(c, durationMs)), topology: SIM_TOPOLOGY })
+  return parseScenario(text, opt.topology!, { host: hostSpecs })
 }
 
 type Metrics = Partial<Record<Metric, number>>
@@ -179,7 +196,7 @@ function simPhase(): Map<string, SimCase> {
   const out = new Map<string, SimCase>()
   for (const c of cases) {
     const dur = Math.min(DURATION_MS, c.simDurationMs ?? DURATION_MS)
-    const s = scenarioOf(c, dur)
+    const s = simScenarioOf(c, dur)
     const perSeed: Metrics[] = []
     for (let seed = 1; seed <= SEEDS; seed++) {
       const t0 = Date.now()
@@ -249,7 +266,10 @@ function report(sims: Map<string, SimCase>): void {
     const ci = h.cpuidle as { driver?: string; governor?: string; states?: { name: string; exitLatencyUs: number }[] } | undefined
     if (ci) L.push(`- cpuidle ${ci.driver ?? '-'} / ${ci.governor ?? '-'}: ${(ci.states ?? []).map((s) => `${s.name} (exit ${s.exitLatencyUs} us)`).join(', ')}`)
   } else L.push('- no real run recorded yet')
-  if (specs.topology && specs.kernel) {
+  if (SIM_TOPOLOGY) {
+    const t = SIM_TOPOLOGY as { costs?: unknown; noise?: unknown }
+    L.push(`- simulated on the topology file ${opt.topology} (this machine calibrated by \`schedlab calibrate --topology host --real\`): costs ${JSON.stringify(t.costs ?? {})}, background noise ${JSON.stringify(t.noise ?? {})}; kernel profile ${specs.kernel?.profile ?? 'host'}, HZ ${specs.kernel?.hz}, preempt ${specs.kernel?.preempt ?? 'default'}`)
+  } else if (specs.topology && specs.kernel) {
     L.push(`- simulated as topology "host" (${specs.topology.clusters.map((c) => `${c.cpus} x capacity ${c.capacity}`).join(' + ')}) with kernel profile ${specs.kernel.profile}, HZ ${specs.kernel.hz}, preempt ${specs.kernel.preempt ?? 'default'}`)
   }
   L.push('')

@@ -37,14 +37,18 @@ describe('calibrate: the background noise of a real trace', () => {
       tasks: [
         task('cyclictest-10', 'cyclictest', 'cyclictest', 20, 3600),
         task('kworker/0:1-20', 'kworker/0:1', 'kworker', 10, 1000),
-        task('kworker/1:1-21', 'kworker/1:1', 'kworker', 10, 1000),
         task('kdamond.0-30', 'kdamond.0', 'kdamond', 50, 100),
-        task('sshd-40', 'sshd', 'sshd', 8, 10)
-      ]
+        task('sshd-40', 'sshd', 'sshd', 8, 10),
+        // someone else's benchmark on a shared machine: a load, not background
+        task('node-50', 'node', 'node', 6000, 900)
+      ],
+      // the real runner keeps the machine's own tasks out of tasks, in host.foreignTasks
+      host: { foreignTasks: [{ name: 'kworker/1:1-21', comm: 'kworker/1:1', contextSwitches: 1000, cpuTimeMs: 10 }, { name: 'ksoftirqd/0-15', comm: 'ksoftirqd/0', contextSwitches: 0, cpuTimeMs: 0 }] }
     } as unknown as VariantResult
     const r = noiseFromReal([run], ['cyclictest'], 2)
     // 2000 activations in 10 s on 2 CPUs: 100/s per CPU, 10 us each
     expect(r.noise).toMatchObject({ perCpu: 1, perCpuPeriodUs: 10_000, perCpuRunUs: 10, kthreads: 1, kthreadPeriodUs: 100_000, kthreadRunUs: 500, daemons: 1, daemonPeriodUs: 1e6, daemonRunUs: 800 })
+    expect(r.notes.join('\n')).toMatch(/left out as loads.*node 6\.0 CPU-s/)
   })
 })
 
@@ -79,5 +83,46 @@ describe('schedlab calibrate: arguments', () => {
     expect(() => parseArgs(['calibrate', '--topology', 'rb5'])).toThrow(/exactly one of/)
     expect(() => parseArgs(['calibrate', '--topology', 'rb5', '--real', '--published'])).toThrow(/exactly one of/)
     expect(parseArgs(['calibrate', '--topology', 'host', '--from', 'r.json', '--out', 'h.json'])).toMatchObject({ cmd: 'calibrate', topology: 'host', source: 'from', from: 'r.json', out: 'h.json' })
+  })
+})
+
+describe('calibrate: evaluating a suite', () => {
+  it('runs each variant with its own workload list ("cyclictest alone" has no hackbench)', async () => {
+    const { evaluateSuite } = await import('../cli/calibrate')
+    const { memoryIo } = await import('../cli/io')
+    const tasksOf = (name: string) => (r: VariantResult) => r.tasks.filter((t) => t.workload === name).length
+    const suite = {
+      name: 't', description: 't', seeds: 1, params: [], apply: applyParams,
+      scenarios: () => [{
+        scenario: {
+          durationMs: 200,
+          variants: [{ name: 'ct alone', workloads: { hb: { disabled: true } } }, { name: 'hb alone', workloads: { ct: { disabled: true } } }],
+          workloads: [{ type: 'cyclictest', name: 'ct', periodUs: 1000 }, { type: 'hackbench', name: 'hb', groups: 1, loops: 10, repeat: true }]
+        },
+        metrics: [
+          { name: 'ct tasks', variant: 'ct alone', read: tasksOf('ct') }, { name: 'hb tasks in ct alone', variant: 'ct alone', read: tasksOf('hb') },
+          { name: 'ct tasks in hb alone', variant: 'hb alone', read: tasksOf('ct') }, { name: 'hb tasks', variant: 'hb alone', read: tasksOf('hb') }
+        ]
+      }]
+    }
+    const topo = { name: 't', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }] }
+    expect(evaluateSuite(suite, topo, memoryIo({}))).toEqual([1, 0, 0, 40])
+  })
+})
+
+describe('calibrate: the saved measurement', () => {
+  it('keeps what a refit reads (per-workload switch sums, the machine\'s own tasks) and drops the rest', async () => {
+    const { slimMeasurement } = await import('../cli/calibrate')
+    const t = (name: string, workload: string, contextSwitches: number) => ({ name, workload, contextSwitches, cpuTimeMs: 1, wakeups: 1, migrations: 0, lastCpu: 0, latencyUs: { count: 5 } })
+    const v = {
+      name: 'hb', workloads: [{ name: 'hackbench', latencyUs: {}, latencyHist: [[1, 2]], timeSec: 0.5 }],
+      tasks: [t('hb-1', 'hackbench', 10), t('hb-2', 'hackbench', 32)], host: { foreignTasks: [{ name: 'kworker/0:1-5', contextSwitches: 3 }] }
+    }
+    const slim = slimMeasurement({ scenario: 's', variants: [v] } as never)
+    const s = slim.variants[0]
+    expect(s.tasks).toHaveLength(1)
+    expect(s.tasks[0]).toMatchObject({ workload: 'hackbench', contextSwitches: 42, cpuTimeMs: 2 })
+    expect(s.workloads[0]).toEqual({ name: 'hackbench', latencyUs: {}, timeSec: 0.5 })
+    expect((s.host as { foreignTasks: unknown[] }).foreignTasks).toHaveLength(1)
   })
 })

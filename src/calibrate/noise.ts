@@ -34,19 +34,33 @@ export interface NoiseReading {
 const commOf = (t: TaskResult): string => t.comm ?? t.name.replace(/-\d+$/, '')
 
 /**
+ * A foreign task using more than this share of a CPU over a run is a load (someone else's
+ * benchmark on a shared machine), not the machine's background: it is left out, with a note.
+ */
+export const LOAD_CPU_SHARE = 0.05
+
+/**
  * The noise parameters from the foreign tasks of real runs (all repeats of one variant):
  * `ours` are the scenario's workload names. Durations from each run's span.
  */
 export function noiseFromReal(runs: readonly VariantResult[], ours: readonly string[], ncpus: number): NoiseReading {
   const tally: Record<NoiseClass, Tally> = { perCpu: { tasks: 0, activations: 0, cpuMs: 0 }, kthread: { tasks: 0, activations: 0, cpuMs: 0 }, daemon: { tasks: 0, activations: 0, cpuMs: 0 } }
   const names: Record<NoiseClass, Set<string>> = { perCpu: new Set(), kthread: new Set(), daemon: new Set() }
+  const loads = new Map<string, number>()
   let seconds = 0
   for (const r of runs) {
-    seconds += Math.max(1e-3, r.stats.simulatedMs / 1000)
-    for (const t of r.tasks) {
+    const span = Math.max(1e-3, r.stats.simulatedMs / 1000)
+    seconds += span
+    // the run's own tasks, and the machine's (the real runner keeps them in host.foreignTasks)
+    const foreign = ((r.host as { foreignTasks?: TaskResult[] } | undefined)?.foreignTasks ?? []).map((t) => ({ ...t, workload: '' }))
+    for (const t of [...r.tasks, ...foreign]) {
       if (ours.includes(t.workload) || t.name.startsWith('swapper')) continue
       const switches = t.contextSwitches ?? 0
       if (switches === 0) continue
+      if (t.cpuTimeMs / 1000 / span > LOAD_CPU_SHARE) {
+        loads.set(commOf(t), (loads.get(commOf(t)) ?? 0) + t.cpuTimeMs / 1000)
+        continue
+      }
       const c = noiseClass(commOf(t))
       tally[c].tasks++
       tally[c].activations += switches
@@ -80,6 +94,7 @@ export function noiseFromReal(runs: readonly VariantResult[], ours: readonly str
     const x = per(tally[c])
     notes.push(`${c}: ${[...names[c]].sort().slice(0, 12).join(', ') || 'none'}: ${x.rate.toFixed(1)} activations/s, ${x.runUs.toFixed(1)} us each`)
   }
+  if (loads.size > 0) notes.push(`left out as loads (over ${LOAD_CPU_SHARE * 100} % of a CPU): ${[...loads].map(([c, sec]) => `${c} ${sec.toFixed(1)} CPU-s`).join(', ')}`)
   return { noise, notes }
 }
 

@@ -2,9 +2,9 @@ import type { CliIo } from './io'
 import { InputError } from './args'
 import { parseScenarioText } from './commands'
 import { simulate } from '../sim/index'
-import type { Scenario } from '../sim/scenario'
+import { expandRuns, type Scenario } from '../sim/scenario'
 import type { TopologySpec } from '../sim/kernel/topology-types'
-import type { RunOutput, VariantResult } from '../shared/result'
+import { EMPTY_LATENCY, type RunOutput, type VariantResult } from '../shared/result'
 import { fit, residualsOf, type FitResult, type Target } from '../calibrate/fit'
 import { SUITES, type Metric, type Suite } from '../calibrate/suites'
 import { noiseFromReal } from '../calibrate/noise'
@@ -41,14 +41,16 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
   } else {
     const real = a.source === 'from' ? readRealResult(a.from!, io) : await measure(plan[0].scenario, a, io)
     if (a.source === 'real' && a.out) {
-      io.writeFile(`${a.out.replace(/\.json$/, '')}.real.json`, JSON.stringify(real, null, 2) + '\n')
+      io.writeFile(`${a.out.replace(/\.json$/, '')}.real.json`, JSON.stringify(slimMeasurement(real)) + '\n')
       io.err(`wrote ${a.out.replace(/\.json$/, '')}.real.json (the measurement; calibrate --from it again)\n`)
     }
     targets = metrics.map((m) => ({ name: m.name, real: mean(runsOf(real, m).map(m.read)), weight: m.weight, source: `this machine, ${runsOf(real, m).length} clean run(s)` }))
     const ours = ((plan[0].scenario.workloads as { name: string }[]) ?? []).map((w) => w.name)
     const quiet = runsOf(real, { variant: 'cyclictest alone' } as Metric)
     const reading = noiseFromReal(quiet, ours, buildCpus(base))
-    topology = { ...base, noise: { ...reading.noise } }
+    // the stalls are fitted, not read: keep the topology's (the fit starts from them, --check uses them)
+    const stalls = { ...(base.noise?.stallPeriodUs !== undefined ? { stallPeriodUs: base.noise.stallPeriodUs } : {}), ...(base.noise?.stallUs !== undefined ? { stallUs: base.noise.stallUs } : {}) }
+    topology = { ...base, noise: { ...reading.noise, ...stalls } }
     notes.push('background noise read from the real trace\'s other tasks:', ...reading.notes.map((n) => `  ${n}`))
   }
   const bad = targets.filter((t) => !(t.real > 0))
@@ -105,6 +107,38 @@ function mean(xs: number[]): number {
   return ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : NaN
 }
 
+/**
+ * What calibrate --from reads again, without the per-task latency summaries and the workloads'
+ * histograms (a hackbench run has a thousand tasks: 4 MB of JSON become a few hundred kB).
+ */
+export function slimMeasurement(real: RunOutput): RunOutput {
+  return {
+    ...real,
+    variants: real.variants.map((v) => ({
+      ...v,
+      workloads: v.workloads.map(({ latencyHist: _h, ...w }) => w),
+      tasks: perWorkload(v.tasks)
+    }))
+  }
+}
+
+/** One task per workload with the sums of its tasks' switches, wakeups, migrations, CPU time. */
+function perWorkload(tasks: VariantResult['tasks']): VariantResult['tasks'] {
+  const by = new Map<string, VariantResult['tasks'][number]>()
+  for (const t of tasks) {
+    const s = by.get(t.workload)
+    if (!s) {
+      by.set(t.workload, { name: t.workload, workload: t.workload, cpuTimeMs: t.cpuTimeMs, contextSwitches: t.contextSwitches ?? 0, wakeups: t.wakeups, migrations: t.migrations, lastCpu: t.lastCpu, latencyUs: EMPTY_LATENCY })
+      continue
+    }
+    s.cpuTimeMs += t.cpuTimeMs
+    s.contextSwitches = (s.contextSwitches ?? 0) + (t.contextSwitches ?? 0)
+    s.wakeups += t.wakeups
+    s.migrations += t.migrations
+  }
+  return [...by.values()]
+}
+
 function readRealResult(path: string, io: CliIo): RunOutput {
   let text: string
   try {
@@ -139,7 +173,7 @@ async function measure(scenario: Record<string, unknown>, a: CalibrateArgs, io: 
 }
 
 /** Every metric of the suite from simulated runs on `topology` (seeds 1..suite.seeds, averaged). */
-function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo): number[] {
+export function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo): number[] {
   const out: number[] = []
   for (const p of suite.scenarios(topology)) {
     const s: Scenario = parseScenarioText(JSON.stringify({ ...p.scenario, topology }), './calibrate.json', io, {})
@@ -147,11 +181,11 @@ function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo): number[
     for (const m of p.metrics) {
       let runs = cache.get(m.variant)
       if (!runs) {
-        const v = s.variants.findIndex((x) => x.name === m.variant)
-        if (v < 0) throw new Error(`calibration suite: no variant ${m.variant}`)
+        if (!s.variants.some((x) => x.name === m.variant)) throw new Error(`calibration suite: no variant ${m.variant}`)
         const dur = p.simDurationMs?.[m.variant]
-        const sv = dur !== undefined ? { ...s, durationMs: dur } : s
-        runs = Array.from({ length: suite.seeds }, (_, i) => simulate(sv, v, s.seed + i))
+        // expandRuns applies the variant's own workload list (e.g. "cyclictest alone")
+        runs = expandRuns(s, { seeds: suite.seeds, variants: [m.variant], ...(dur !== undefined ? { durationMs: dur } : {}) })
+          .map((r) => simulate(r.scenario, r.variantIndex, r.seed))
         cache.set(m.variant, runs)
       }
       out.push(mean(runs.map(m.read)))

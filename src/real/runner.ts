@@ -336,6 +336,10 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
       foreignKernelThreadCpuSec: foreign.kernelThreadSec,
       foreignTop: foreign.top,
       foreignTraceCpuSec: round2(traceForeignMs / 1000),
+      // the machine's own tasks as the trace saw them (schedlab calibrate reads its noise here)
+      foreignTasks: analyzed.tasks
+        .filter((t) => t.workload === '' && !notOurs.has(t.tid ?? -1) && (t.contextSwitches ?? 0) > 0)
+        .map((t) => ({ name: t.name, comm: t.comm, tid: t.tid, contextSwitches: t.contextSwitches, cpuTimeMs: Math.round(t.cpuTimeMs * 1000) / 1000 })),
       stealSec: round2(sysAfter.steal - sysBefore.steal),
       systemBusySec: round2(sysAfter.busy - sysBefore.busy),
       ourCpuSec: round2(ourSec),

@@ -14,7 +14,7 @@ import { ensureBuilt } from '../src/cli/serve'
 import { pngSize } from '../src/main/services/export'
 import { listPresets, readPreset } from '../src/main/services/sim-adapter'
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
-import { ARTIFACTS, Workbench, editJson } from './workbench-ui'
+import { ARTIFACTS, Workbench, editJson, openWorkbench } from './workbench-ui'
 
 const missing = chromiumMissing()
 
@@ -32,16 +32,11 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   const pageErrors: string[] = []
   let ui: Workbench
 
+  /** A fresh context on the workbench; `ui` follows the newest page. */
   async function openPage(url: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin })
-    const p = await context.newPage()
-    p.on('pageerror', (e) => pageErrors.push(e.message))
-    p.on('dialog', (d) => void d.accept())
-    await p.goto(url)
-    await p.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
-    ui = new Workbench(p, (t) => p.evaluate((x) => navigator.clipboard.writeText(x), t))
-    return p
+    const opened = await openWorkbench(browser, url, { width: 1440, height: 900 }, pageErrors)
+    ui = opened.ui
+    return opened.page
   }
 
   beforeAll(async () => {

@@ -191,22 +191,31 @@ export class BatchSender extends BatchWorker {
 
   // every channel it writes to sees its batch while one is under way (a batch with nothing
   // planned on a channel does nothing there), in creation order as the kernel's run would
+  // (by hand rather than splice(): this runs at every batch)
   protected override batchBegins(): void {
     const list = this.group.batching
-    if (list.includes(this)) return
     let i = list.length
     while (i > 0 && (list[i - 1] as BatchSender).rank > this.rank) i--
-    list.splice(i, 0, this)
+    if (i > 0 && list[i - 1] === this) return
+    list.push(this)
+    for (let j = list.length - 1; j > i; j--) list[j] = list[j - 1]
+    list[i] = this
   }
   protected override batchEnds(): void {
     const list = this.group.batching
-    const i = list.indexOf(this)
-    if (i >= 0) list.splice(i, 1)
+    let i = 0
+    while (i < list.length && list[i] !== this) i++
+    if (i === list.length) return
+    for (; i < list.length - 1; i++) list[i] = list[i + 1]
+    list.pop()
   }
 
   protected channelAt(d: number): Channel {
     const ch = this.group.channels
-    return ch[(this.target + d) % ch.length]
+    let i = this.target + d
+    // d is below fds nearly always: subtract rather than divide
+    while (i >= ch.length) i -= ch.length
+    return ch[i]
   }
   protected left(): number {
     return (this.bench.spec.loops - this.loop) * this.bench.spec.fds - this.target

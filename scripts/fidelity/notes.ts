@@ -15,7 +15,7 @@ const TAIL_SPREAD =
   'Not resolved by the model at this length: over the 5 seeds the simulated change of this tail takes both signs (the seeds column: from a large regression to a large improvement), a spread several times the published effect, so the pooled sign is chance. The published figure is one 130 s board run, and the same rows moved between the letters (this test\'s baseline p99.9/max went from 1104/6165 us in the v1 letter to 841/4153 us in v2\'s); on our own machine p99.9 varies 1.3-12x between repeats and the maximum is noise (reference/real-kernel.md, "Noise").'
 
 const HACKBENCH_GAIN =
-  'Modeling limit (the size of the gain). The direction agrees at every group count; the size is a quarter to a half of the boards\'. The RB5 costs were fitted to these tables (`schedlab calibrate --topology rb5 --published`, docs/model.md): at the best fit the baseline times are within -5..-12 % of the boards\' and the patched ones at 8 groups still +22 % too slow, so no choice of context-switch, timer and cache-refill cost gives the boards\' 20-30 % gain. What the model lacks is a cost the series removes beyond the switches it saves (the cache and wakeup-path effects of running a wakee where and right after its waker ran).'
+  'Modeling limit (the size of the gain at 1 group). With fs/pipe.c\'s ring (docs/model.md, kernel source item 11) and the RB5 costs re-fitted on it, the series\' gain is 0.44-0.96x of the boards\' from 4 groups on, outside 2x only for 4 thread groups in seed 000 (before: 0.25-0.43x). At 1 group it is 0.18-0.49x, and there the simulated baseline is 8 % faster than the board\'s (0.791 against 0.863 s process, 0.854 against 0.925 s thread) while the patched time is within 1-3 % (0.746 against 0.764 s, 0.806 against 0.813 s): the model misses a cost of the baseline that the series removes. On this machine\'s kernel the same workload\'s dominant pattern is a writer preempted by the reader it has just woken, which reads one message and sleeps (19.4 k of the 85 k switches of a traced -g 2 run); the model shows it only near the end of a round (docs/model.md, "Hackbench\'s switches"). The positive-lag decay of patch 4, which the letter credits with most of the gain, acts on exactly those wakeups (a sleeping reader keeps its positive lag and preempts its writer), so a model with fewer of them leaves the series less to remove.'
 
 const X86_BUDDY_SIZE =
   'Modeling limit (the size). The regression NEXT_BUDDY v4 brings from 30 groups on is reproduced in direction at 0.2-0.5x of its size. The x86-2s preset\'s costs are defaults, not fitted (the seed 003 thread gives only relative figures and no lone-workload run to calibrate against); its 2 us of cache refill make a switch cheaper than on the test machine, which shrinks the cost of the buddy\'s extra switches the same way it shrinks the gain at 1 group (see row 1).'
@@ -40,9 +40,13 @@ export const NOTES: Record<string, string> = {
   '001/hackbench': HACKBENCH_GAIN,
   '003/hackbench-process-pipes': X86_BUDDY_SIZE,
   '001/multi-short-slice task 2': TASK_SHARE,
+  '001/multi-short-slice task 0':
+    'Modeling limit (task identity), as for Task-1: on the board Task-0 queued behind the others in every period of the baseline (avg 2002 us, p90 2703 us); in the model which of the four short tasks queues in a period changes from run to run, so Task-0\'s baseline averages 100 us over the seeds (the four tasks: 100, 190, 298 and 355 us), its p90 is the plain wakeup path (57 us) in both kernels, and its tail improves by a third (p99 +31 %, p99.9 +32 %) where the board\'s queued Task-0 improved by 59-98 %.',
   '001/multi-short-slice task 3': TASK_SHARE,
   '003/schbench-wakeup/p99':
     'Modeling limit, as for p90: the x86-2s idle-state exit (67 us) is most of the model\'s wakeup latency up to p99 in both kernels, so the buddy\'s effect there is diluted to 4 % (published 27 %); above it, where the waits dominate, the size agrees (p99.9: 0.9x).',
+  '003/schbench-wakeup/p50':
+    'Modeling limit, as for p90: the model\'s median wakeup (62 us) is mostly the x86-2s idle-state exit, which the buddy does not change, where the test machine\'s is 7 us. The buddy saves more in the model (4.6 us, 61.7 -> 57.1) than on the test machine (1.2 us, 7.17 -> 6), but against that base it is 7 % instead of 16 %.',
   '000/cyclictest/p99_9': LONE_CYCLICTEST,
   '001/cyclictest/p99_9': LONE_CYCLICTEST,
   '001/cyclictest+rt-app/p99_9':

@@ -132,6 +132,10 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['timerAt', Float64Array, 0],
   ['timerGen', Int32Array, 0],
   ['timerCpu', Int32Array, 0],
+  ['slackNext', Int32Array, NIL],
+  ['slackPrev', Int32Array, NIL],
+  ['slackOn', Uint8Array, 0],
+  ['slackHard', Float64Array, 0],
   ['wakeTs', Float64Array, -1],
   ['ttwuAt', Float64Array, 0],
   ['nrCpusAllowed', Int32Array, 0],
@@ -212,6 +216,15 @@ export class Kernel implements TaskContext {
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
+  /**
+   * The per-CPU queue of armed hrtimer sleeps that have a slack, in hard-expiry order (the
+   * order of the kernel's timerqueue): any hrtimer interrupt of the CPU also runs those whose
+   * soft expiry has passed (__hrtimer_run_queues).
+   */
+  slackNext!: Int32Array
+  slackPrev!: Int32Array
+  slackOn!: Uint8Array
+  slackHard!: Float64Array
   wakeTs!: Float64Array
   /** When try_to_wake_up() ran for the task's last wakeup (its sched_waking). */
   ttwuAt!: Float64Array
@@ -274,6 +287,8 @@ export class Kernel implements TaskContext {
   lastStallAt: Float64Array
   runDoneGen: Int32Array
   tickGen: Int32Array
+  /** Head of the CPU's queue of slack timers (slackNext), NIL when empty. */
+  slackHead: Int32Array
   tickArmed: Uint8Array
   hrtickGen: Int32Array
   ipiPending: Uint8Array
@@ -402,6 +417,7 @@ export class Kernel implements TaskContext {
     this.lastStallAt = new Float64Array(c)
     this.runDoneGen = new Int32Array(c)
     this.tickGen = new Int32Array(c)
+    this.slackHead = new Int32Array(c).fill(NIL)
     this.tickArmed = new Uint8Array(c)
     this.hrtickGen = new Int32Array(c)
     this.ipiPending = new Uint8Array(c)
@@ -1029,6 +1045,7 @@ export class Kernel implements TaskContext {
   tryToWakeUp(p: number, wakeFlags: number, latencyFrom: number): boolean {
     if (this.state[p] !== TASK_SLEEPING) return false
     this.timerGen[p]++
+    if (this.slackOn[p] !== 0) this.unlinkSlackTimer(p)
     this.state[p] = TASK_RUNNING
     this.wakeTs[p] = latencyFrom
     this.ttwuAt[p] = this.now
@@ -1502,7 +1519,9 @@ export class Kernel implements TaskContext {
         this.timerAt[t] = arg
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
-        this.eq.pushKeyed(4 * this.ncpus + t, arg + this.timerSlack(t) + this.timerDelay(), EV_TIMER, t, ++this.timerGen[t], this.now)
+        const slack = this.timerSlack(t)
+        this.eq.pushKeyed(4 * this.ncpus + t, arg + slack + this.timerDelay(), EV_TIMER, t, ++this.timerGen[t], this.now)
+        if (slack > 0) this.linkSlackTimer(cpu, t, arg + slack)
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
         break
@@ -1757,6 +1776,7 @@ export class Kernel implements TaskContext {
     this.thisCpu = cpu
     this.schedulerTick(cpu)
     this.thisCpu = prevThis
+    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, this.now)
     // the next tick stays on the jiffy grid, also after one delivered late (a vCPU stall)
     const tick = this.cfg.tickNs
     this.eq.pushKeyed(this.ncpus + cpu, (Math.floor(this.now / tick) + 1) * tick, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
@@ -1770,11 +1790,13 @@ export class Kernel implements TaskContext {
     if (this.rec !== null) this.rec.hrtick(cpu)
     taskTickFair(this, cpu, true)
     this.thisCpu = prevThis
+    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, this.now)
   }
 
   /** An hrtimer expires on the CPU it was armed on: the interrupt first needs that CPU awake. */
   private onTimer(task: number, gen: number): void {
     const cpu = this.timerCpu[task]
+    if (this.slackOn[task] !== 0) this.unlinkSlackTimer(task)
     if (this.rec !== null) this.rec.timerFired(task, cpu, this.timerAt[task])
     const irq = Math.ceil(this.cfg.costs.timerIrqWorkNs / this.cpuRate[cpu])
     let handleAt: number
@@ -1788,6 +1810,58 @@ export class Kernel implements TaskContext {
     }
     if (handleAt <= this.now) this.onTimerIrq(task)
     else this.eq.push(handleAt, EV_TIMER_IRQ, task, gen)
+    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, handleAt)
+  }
+
+  /** Queue task's armed sleep on cpu's slack-timer queue, ordered by hard expiry. */
+  private linkSlackTimer(cpu: number, task: number, hard: number): void {
+    const next = this.slackNext
+    const prev = this.slackPrev
+    let after = NIL
+    let at = this.slackHead[cpu]
+    // equal hard expiries keep arming order, as the timerqueue does
+    while (at !== NIL && this.slackHard[at] <= hard) {
+      after = at
+      at = next[at]
+    }
+    this.slackHard[task] = hard
+    prev[task] = after
+    next[task] = at
+    if (after === NIL) this.slackHead[cpu] = task
+    else next[after] = task
+    if (at !== NIL) prev[at] = task
+    this.slackOn[task] = 1
+  }
+
+  private unlinkSlackTimer(task: number): void {
+    const next = this.slackNext[task]
+    const prev = this.slackPrev[task]
+    if (prev === NIL) this.slackHead[this.timerCpu[task]] = next
+    else this.slackNext[prev] = next
+    if (next !== NIL) this.slackPrev[next] = prev
+    this.slackNext[task] = NIL
+    this.slackPrev[task] = NIL
+    this.slackOn[task] = 0
+  }
+
+  /**
+   * An hrtimer interrupt of cpu (the tick, the hrtick, another timer) also runs the armed
+   * sleeps whose soft expiry has passed, in hard-expiry order, up to the first one not yet
+   * soft-expired (__hrtimer_run_queues). They are woken in the same interrupt, before its
+   * exit acts on a reschedule: `handleAt` is when that interrupt's timer work is done.
+   */
+  private runSoftExpiredTimers(cpu: number, handleAt: number): void {
+    let t = this.slackHead[cpu]
+    while (t !== NIL && this.timerAt[t] <= this.now) {
+      const next = this.slackNext[t]
+      this.unlinkSlackTimer(t)
+      if (this.rec !== null) this.rec.timerFired(t, cpu, this.timerAt[t])
+      const gen = ++this.timerGen[t]
+      if (this.mode[cpu] === CPU_BUSY) this.chargeCpu(cpu, this.cfg.costs.timerIrqWorkNs)
+      if (handleAt <= this.now) this.onTimerIrq(t)
+      else this.eq.push(handleAt, EV_TIMER_IRQ, t, gen)
+      t = next
+    }
   }
 
   private onTimerIrq(task: number): void {

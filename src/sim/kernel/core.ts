@@ -390,7 +390,9 @@ export class Kernel implements TaskContext {
 
   constructor(readonly topo: Topology, readonly cfg: KernelConfig, seed: number, taskCapacity = 64) {
     this.ncpus = topo.cpus.length
-    this.f = cfg.features
+    // a copy with a fixed shape: the feature set is built key by key, which leaves V8 with a
+    // dictionary-mode object, and k.f.X is read on every hot path
+    this.f = { ...cfg.features }
     this.rng = new Prng(seed)
     this.cap = Math.max(8, taskCapacity)
     const n = this.cap

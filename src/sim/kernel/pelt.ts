@@ -43,11 +43,14 @@ function mulShr32(val: number, mul: number): number {
   return hi * mul + low
 }
 
+/** 2^h for the whole half-lives decayLoad() can shift by (0..63): a lookup, not Math.pow. */
+const HALF_LIVES: Float64Array = Float64Array.from({ length: 64 }, (_, h) => 2 ** h)
+
 /** decay_load(): val * y^n, zero after 63 half-lives. */
 export function decayLoad(val: number, n: number): number {
   if (n > LOAD_AVG_PERIOD * 63) return 0
   if (n >= LOAD_AVG_PERIOD) {
-    val = Math.floor(val / 2 ** Math.floor(n / LOAD_AVG_PERIOD))
+    val = Math.floor(val / HALF_LIVES[Math.floor(n / LOAD_AVG_PERIOD)])
     n %= LOAD_AVG_PERIOD
   }
   return mulShr32(val, RUNNABLE_AVG_YN_INV[n])

@@ -81,11 +81,14 @@ export abstract class BatchWorker implements TaskProgram {
       if (this.mustWait(ch)) {
         this.waitQueue(ch).add(task)
         // batches with an operation on ch must stop at it: its completion wakes us now
-        for (const b of ch.lazy) b.cut(k, ch)
+        if (ch.receiver !== null) ch.receiver.cut(k, ch)
+        const senders = ch.senders
+        for (let i = 0; i < senders.length; i++) senders[i].cut(k, ch)
         return k.block(task)
       }
       this.n = this.plan(k, ch)
       this.applied = 0
+      if (this.n > 0) this.batchBegins()
       return k.runOps(task, this.n, this.w)
     }
   }
@@ -98,7 +101,13 @@ export abstract class BatchWorker implements TaskProgram {
     this.complete(k)
     this.n = 0
     this.applied = 0
+    this.batchEnds()
   }
+
+  /** A batch is under way (n > 0): others must materialize it before they look at its channels. */
+  protected batchBegins(): void {}
+  /** The batch is done (n = 0). */
+  protected batchEnds(): void {}
 
   private applyTo(k: TaskContext, done: number): void {
     if (done <= this.applied) return
@@ -124,9 +133,11 @@ export abstract class BatchWorker implements TaskProgram {
 
   /** Others' batches on ch, materialized. */
   protected syncOthers(k: TaskContext, ch: Channel): void {
-    const lazy = ch.lazy
-    for (let i = 0; i < lazy.length; i++) {
-      const b = lazy[i]
+    const r = ch.receiver
+    if (r !== null && r !== this && r.n > 0) r.materialize(k)
+    const senders = ch.senders
+    for (let i = 0; i < senders.length; i++) {
+      const b = senders[i]
       if (b !== this && b.n > 0) b.materialize(k)
     }
   }
@@ -170,16 +181,41 @@ function countOn(d: number, f: number, lo: number, hi: number): number {
 export class BatchSender extends BatchWorker {
   private loop = 0
   private target = 0
+  /** Creation order within the group: its place in Group.batching. */
+  private readonly rank: number
 
   constructor(bench: Bench, private readonly group: Group, workNs: number) {
     super(bench, workNs)
-    // every channel it writes to knows it (a batch with nothing planned there does nothing)
-    for (const c of group.channels) c.lazy.push(this)
+    this.rank = group.senders++
+  }
+
+  // every channel it writes to sees its batch while one is under way (a batch with nothing
+  // planned on a channel does nothing there), in creation order as the kernel's run would
+  // (by hand rather than splice(): this runs at every batch)
+  protected override batchBegins(): void {
+    const list = this.group.batching
+    let i = list.length
+    while (i > 0 && (list[i - 1] as BatchSender).rank > this.rank) i--
+    if (i > 0 && list[i - 1] === this) return
+    list.push(this)
+    for (let j = list.length - 1; j > i; j--) list[j] = list[j - 1]
+    list[i] = this
+  }
+  protected override batchEnds(): void {
+    const list = this.group.batching
+    let i = 0
+    while (i < list.length && list[i] !== this) i++
+    if (i === list.length) return
+    for (; i < list.length - 1; i++) list[i] = list[i + 1]
+    list.pop()
   }
 
   protected channelAt(d: number): Channel {
     const ch = this.group.channels
-    return ch[(this.target + d) % ch.length]
+    let i = this.target + d
+    // d is below fds nearly always: subtract rather than divide
+    while (i >= ch.length) i -= ch.length
+    return ch[i]
   }
   protected left(): number {
     return (this.bench.spec.loops - this.loop) * this.bench.spec.fds - this.target
@@ -208,7 +244,14 @@ export class BatchSender extends BatchWorker {
     ch.reserved++
     if (ch.committed + ch.reserved + ch.lazyWrites > ch.capacity) {
       // our write took room others' batches counted on
-      for (const b of ch.lazy) if (b !== this && b.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity) break
+      // the channel's receiver first, then the group's senders, until the writes fit
+      const r = ch.receiver
+      let fits = r !== null && r !== this && r.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity
+      const senders = ch.senders
+      for (let i = 0; !fits && i < senders.length; i++) {
+        const b = senders[i]
+        fits = b !== this && b.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity
+      }
     }
     if (!this.silent(ch)) return 1
     // the longest run of writes that begin with room and complete silently, channel by channel:
@@ -284,7 +327,7 @@ export class BatchReceiver extends BatchWorker {
 
   constructor(bench: Bench, private readonly ch: Channel, workNs: number) {
     super(bench, workNs)
-    ch.lazy.push(this)
+    ch.receiver = this
   }
 
   protected channelAt(): Channel {

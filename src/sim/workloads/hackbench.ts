@@ -48,8 +48,13 @@ export class Channel {
   reserved = 0
   readonly readers = new WaitQueue()
   readonly writers = new WaitQueue()
-  /** Coalesced workers using this channel (hackbench-batch.ts): their batches may have operations on it not applied yet. */
-  readonly lazy: BatchWorker[] = []
+  /**
+   * Coalesced workers using this channel (hackbench-batch.ts) whose batches may have
+   * operations on it not applied yet: its receiver, and the senders of its group with a batch
+   * under way (`Group.batching`, shared by the group's channels).
+   */
+  receiver: BatchWorker | null = null
+  senders: BatchWorker[] = []
   /** Writes those batches will begin later (each will take a slot). */
   lazyWrites = 0
   /** Position among its group's channels (its receiver's index). */
@@ -97,9 +102,20 @@ interface Round {
 
 export class Group {
   readonly channels: Channel[]
+  /**
+   * The coalesced senders (every one writes to every channel of the group) whose batch is
+   * under way, in creation order: those a look at one of its channels must materialize
+   * (hackbench-batch.ts), without visiting the ones that have nothing in flight.
+   */
+  readonly batching: BatchWorker[] = []
+  /** Coalesced senders created so far (each one's rank in `batching` order). */
+  senders = 0
   constructor(spec: HackbenchWorkload, capacity: number) {
     this.channels = Array.from({ length: spec.fds }, () => new Channel(capacity, spec.ipc === 'pipe'))
-    this.channels.forEach((c, i) => (c.index = i))
+    this.channels.forEach((c, i) => {
+      c.index = i
+      c.senders = this.batching
+    })
   }
 }
 

@@ -21,12 +21,17 @@ export const FORKS_LIMIT = 1024
 /** An iteration made only of non-blocking events (lock, signal, resume ...) still costs this. */
 export const EMPTY_ITERATION_NS = 1000
 
-type Cont =
-  | { k: 'run' }
-  | { k: 'timer'; tNext: number }
-  | { k: 'lock'; mutex: Mutex }
-  | { k: 'cond'; mutex: Mutex }
-  | { k: 'barrier'; b: Barrier }
+/**
+ * What the last terminal action started, finished at the thread's next step (Thread.resume).
+ * One per thread, reused (a blocking step allocates nothing): CONT_LOCK and CONT_COND carry
+ * contMutex, CONT_BARRIER contBarrier, CONT_TIMER contTNext.
+ */
+const CONT_NONE = 0
+const CONT_RUN = 1
+const CONT_TIMER = 2
+const CONT_LOCK = 3
+const CONT_COND = 4
+const CONT_BARRIER = 5
 
 interface Barrier {
   /** rt-app's counter: participants - 1 at start; 0 means the next arrival releases everyone. */
@@ -34,9 +39,9 @@ interface Barrier {
   q: WaitQueue
 }
 
-interface TimerState {
-  init: boolean
-  tNext: number
+class TimerState {
+  init = false
+  tNext = 0
 }
 
 interface SchedState {
@@ -73,21 +78,23 @@ class Instance {
     for (const [name, n] of Object.entries(spec.barriers)) this.barriers.set(name, { waiting: n - 1, q: new WaitQueue() })
   }
 
-  get<T>(m: Map<string, T>, key: string, make: () => T): T {
+  /** The object named `key`, created on first use (a class, not a closure: nothing is allocated per call). */
+  get<T>(m: Map<string, T>, key: string, Make: new () => T): T {
     let v = m.get(key)
-    if (v === undefined) {
-      v = make()
-      m.set(key, v)
-    }
+    if (v === undefined) m.set(key, (v = new Make()))
     return v
   }
 
   mutex(name: string): Mutex {
-    return this.get(this.mutexes, name, () => new Mutex())
+    return this.get(this.mutexes, name, Mutex)
   }
 
   cond(name: string): WaitQueue {
-    return this.get(this.conds, name, () => new WaitQueue())
+    return this.get(this.conds, name, WaitQueue)
+  }
+
+  sem(name: string): Semaphore {
+    return this.get(this.sems, name, Semaphore)
   }
 
   /** A fresh thread of task `def`: its attrs at creation and its program. */
@@ -122,6 +129,11 @@ function schedOf(p: RtAppProps): SchedState {
     uclampMin: p.uclampMin ?? (rt ? 1024 : 0),
     uclampMax: p.uclampMax ?? 1024
   }
+}
+
+/** Does a phase set scheduling attributes? Without any, applyProps() returns a copy of cur. */
+function setsSched(p: RtAppProps): boolean {
+  return p.policy !== undefined || p.priority !== undefined || p.sliceUs !== undefined || p.uclampMin !== undefined || p.uclampMax !== undefined
 }
 
 /** Phase properties applied on top of the current attributes (rt-app's set_thread_param). */
@@ -166,7 +178,10 @@ class Thread implements TaskProgram {
   private ev = 0
   private inIteration = false
   private acted = false
-  private cont: Cont | null = null
+  private cont = CONT_NONE
+  private contMutex: Mutex | null = null
+  private contBarrier: Barrier | null = null
+  private contTNext = 0
   private readonly uniqueTimers = new Map<string, TimerState>()
   // rt-app's per-iteration log data.
   private iterStart = 0
@@ -188,7 +203,7 @@ class Thread implements TaskProgram {
   ) {}
 
   step(task: number, k: TaskContext): void {
-    if (this.cont && !this.resume(task, k)) return
+    if (this.cont !== CONT_NONE && !this.resume(task, k)) return
     const def = this.def
     for (;;) {
       if (this.threadLoop === def.loop) {
@@ -214,29 +229,30 @@ class Thread implements TaskProgram {
 
   /** Finish what the last terminal action started. False if the task must block again. */
   private resume(task: number, k: TaskContext): boolean {
-    const c = this.cont as Cont
-    switch (c.k) {
-      case 'run':
+    switch (this.cont) {
+      case CONT_RUN:
         this.runNs += k.now - this.runStart
         break
-      case 'timer':
-        this.wuLat += k.now - c.tNext
+      case CONT_TIMER:
+        this.wuLat += k.now - this.contTNext
         break
-      case 'barrier':
-        c.b.waiting++
+      case CONT_BARRIER:
+        ;(this.contBarrier as Barrier).waiting++
         break
-      case 'cond':
+      case CONT_COND:
         // Woken by signal/broadcast: take the mutex again, as pthread_cond_wait returns with it.
-        this.cont = { k: 'lock', mutex: c.mutex }
+        this.cont = CONT_LOCK
         return this.resume(task, k)
-      case 'lock':
-        if (!this.lock(task, k, c.mutex)) {
+      case CONT_LOCK:
+        if (!this.lock(task, k, this.contMutex as Mutex)) {
           k.block(task)
           return false
         }
         break
     }
-    this.cont = null
+    this.cont = CONT_NONE
+    this.contMutex = null
+    this.contBarrier = null
     return true
   }
 
@@ -244,14 +260,17 @@ class Thread implements TaskProgram {
     const ph = this.def.phases[this.phase]
     // Affinity: the phase's, else the task's, else all CPUs (rt-app's order of preference).
     const cpus = ph.props.cpus ?? this.def.props.cpus ?? null
-    if (String(cpus) !== String(this.cpus)) {
+    // (the same array as last time, the common case, needs no comparison by value)
+    if (cpus !== this.cpus && String(cpus) !== String(this.cpus)) {
       this.cpus = cpus
       k.setAffinity(task, cpus)
     }
-    const next = applyProps(this.sched, ph.props)
-    if (!sameSched(next, this.sched)) {
-      this.sched = next
-      if (this.boostedBy < 0) k.setAttrs(task, next)
+    if (setsSched(ph.props)) {
+      const next = applyProps(this.sched, ph.props)
+      if (!sameSched(next, this.sched)) {
+        this.sched = next
+        if (this.boostedBy < 0) k.setAttrs(task, next)
+      }
     }
     this.inIteration = true
     this.acted = false
@@ -287,14 +306,14 @@ class Thread implements TaskProgram {
         const work = Math.round((e.us * US * inst.spec.calibrationCapacity) / 1024)
         if (work <= 0) return false
         this.runStart = k.now
-        this.cont = { k: 'run' }
+        this.cont = CONT_RUN
         k.run(task, work)
         return true
       }
       case 'runtime':
         if (e.us <= 0) return false
         this.runStart = k.now
-        this.cont = { k: 'run' }
+        this.cont = CONT_RUN
         k.runFor(task, Math.round(e.us * US))
         return true
       case 'work':
@@ -310,7 +329,8 @@ class Thread implements TaskProgram {
       case 'lock': {
         const m = inst.mutex(e.mutex)
         if (this.lock(task, k, m)) return false
-        this.cont = { k: 'lock', mutex: m }
+        this.cont = CONT_LOCK
+        this.contMutex = m
         k.block(task)
         return true
       }
@@ -329,7 +349,8 @@ class Thread implements TaskProgram {
         const m = inst.mutex(e.mutex)
         this.unlock(task, k, m)
         inst.cond(e.cond).add(task)
-        this.cont = { k: 'cond', mutex: m }
+        this.cont = CONT_COND
+        this.contMutex = m
         k.block(task)
         return true
       }
@@ -341,22 +362,23 @@ class Thread implements TaskProgram {
         }
         b.waiting--
         b.q.add(task)
-        this.cont = { k: 'barrier', b }
+        this.cont = CONT_BARRIER
+        this.contBarrier = b
         k.block(task)
         return true
       }
       case 'suspend':
-        inst.get(inst.suspended, this.def.name, () => new WaitQueue()).add(task)
+        inst.get(inst.suspended, this.def.name, WaitQueue).add(task)
         k.block(task)
         return true
       case 'resume':
         inst.suspended.get(e.task)?.wakeAll(k, 0)
         return false
       case 'sem_post':
-        inst.get(inst.sems, e.sem, () => new Semaphore()).post(k)
+        inst.sem(e.sem).post(k)
         return false
       case 'sem_wait':
-        if (inst.get(inst.sems, e.sem, () => new Semaphore()).tryWait(task)) return false
+        if (inst.sem(e.sem).tryWait(task)) return false
         k.block(task)
         return true
       case 'yield':
@@ -369,7 +391,7 @@ class Thread implements TaskProgram {
   }
 
   private get(m: Map<string, TimerState>, ref: string): TimerState {
-    return this.inst.get(m, ref, () => ({ init: false, tNext: 0 }))
+    return this.inst.get(m, ref, TimerState)
   }
 
   private timer(task: number, k: TaskContext, t: TimerState, periodUs: number, absolute: boolean): boolean {
@@ -381,7 +403,8 @@ class Thread implements TaskProgram {
     const slack = t.tNext - k.now
     this.slack = this.inst.spec.cumulativeSlack ? this.slack + slack : slack
     if (k.now < t.tNext) {
-      this.cont = { k: 'timer', tNext: t.tNext }
+      this.cont = CONT_TIMER
+      this.contTNext = t.tNext
       k.sleepUntil(task, t.tNext)
       return true
     }

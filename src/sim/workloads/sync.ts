@@ -9,7 +9,9 @@ import type { TaskContext } from '../kernel/api'
 
 /** FIFO of blocked tasks. */
 export class WaitQueue {
-  private readonly q: number[] = []
+  private q: number[] = []
+  /** The other buffer: wakeAll() swaps it in, so a wakeup allocates nothing. */
+  private spare: number[] = []
 
   get size(): number {
     return this.q.length
@@ -38,9 +40,15 @@ export class WaitQueue {
 
   /** Wake every waiter (non-exclusive wakeup). Returns how many. */
   wakeAll(k: TaskContext, flags = 0): number {
-    const all = this.q.splice(0)
-    for (const t of all) k.wake(t, flags)
-    return all.length
+    const all = this.q
+    const n = all.length
+    if (n === 0) return 0
+    // a woken task that waits again lands in the fresh (empty) buffer, as with splice(0)
+    this.q = this.spare
+    this.spare = all
+    for (let i = 0; i < n; i++) k.wake(all[i], flags)
+    all.length = 0
+    return n
   }
 }
 

@@ -66,7 +66,7 @@ const HOG_WAITS = 'fewer long waits behind the hogs than on the real kernel: in 
  * hog-switch waits), which moves from seed to seed by a factor of two.
  */
 const HOG_P99_SEEDS = 'the seed-to-seed noise of the model\'s p99 in the hog cases: it is the 1 % mark of a few long waits (in one case its 3 seeds spread 346-717 us, a factor of 2), so 3 seeds of two cases can fall apart by chance; the real ranges overlap (no slice effect on the real kernel today, docs/model.md "Short slices against CPU hogs")'
-const HACKBENCH = `hackbench's model (issue 11, reworked separately): on the calibrated costs (context switch 7.23 us, pipe write/read 0.40 us) simulated hackbench switches about 3x less often than the real one (19.3 k against 62.6 k switches per round in the calibration, docs/model.md), so a waking cyclictest finds fewer hackbench threads ahead of it on its CPU`
+const HACKBENCH = `hackbench's model (issue 11, reworked separately): on the calibrated costs (context switch 7.23 us, pipe write/read 0.40 us) simulated hackbench switches 2-3x less often than the real one (19-31 k against 53-78 k switches per round; on the real kernel most sender runs end preempted right after their one wakeup, docs/model.md "Hackbench\'s switches"), so a waking cyclictest finds fewer hackbench threads ahead of it on its CPU`
 
 /**
  * Why a cell is outside the real range widened by half (key "case:metric"): a finding about the
@@ -80,6 +80,7 @@ export const OUTSIDE_WHY: Readonly<Record<string, string>> = {
   'ct-hackbench:p90': `${HACKBENCH} (real 1368-1630 us; on the bare host's default costs the model gave 1597)`,
   'ct-hackbench:p99': `${HACKBENCH} (real 4751-5669 us)`,
   'ct-hackbench:p99_9': `${HACKBENCH}: the real p99.9 (12.5-15.8 ms) is three to four ticks behind hackbench threads, the model's under two`,
+  'ct-hackbench-8-20:p50': 'a named limit of the costs: the real p50 under hackbench with 8/20 ms slices (72.2-76.3 us) is a few us above the lone one\'s low end (69.1), the cache and TLB refill after hackbench\'s threads ran on that CPU; the model charges that refill (coldSwitchUs) to the task\'s progress, not to its wakeup latency, so every cyclictest case without a queue ahead has the lone p50 (about 69-70 us); the cell misses the widened range (70.2-78.3) by under 1 us',
   'nice-share:sharePct': 'below the model\'s resolution: the real range is 0.007 points wide (75.355-75.362 %), the simulated seeds spread 0.1 point (75.3-75.4 %: the background noise takes its share of CPU 1 at random in a 5 s run); the weights\' ratio 1024 / (1024 + 335) = 75.35 % is met within 0.03 points',
   'hb-time:timeSec': `${HACKBENCH}; its costs were fitted to the calibration's own hackbench runs (0.48-0.56 s that day, residual -6 %), against 0.516-0.579 s in these runs`,
   'hb-time-20ms:timeSec': `${HACKBENCH} (real 0.584-0.617 s)`

@@ -241,6 +241,27 @@ export class BatchSender extends BatchWorker {
     if (ch.committed + ch.reserved + ch.lazyWrites >= ch.capacity || ch.writers.size > 0) this.syncOthers(k, ch)
   }
   protected plan(k: TaskContext, ch: Channel): number {
+    const n = this.planWrites(k, ch)
+    this.fillsPipes(k, n)
+    return n
+  }
+
+  /**
+   * A pipe's reader batches reads while writers wait as long as the pipe holds less than its
+   * capacity, counting the writes planned for it (BatchReceiver.readsSilently): none of those
+   * reads frees a full pipe. A plan that brings a pipe with waiting writers to its capacity
+   * ends the reader's batch at its read in flight, whose completion then decides the wakeup.
+   */
+  private fillsPipes(k: TaskContext, n: number): void {
+    const fds = this.group.channels.length
+    for (let d = 0; d < fds && d < n; d++) {
+      const c = this.channelAt(d)
+      const r = c.receiver
+      if (r !== null && c.pipe && c.writers.size > 0 && c.committed + c.reserved + c.lazyWrites >= c.capacity) r.cut(k, c)
+    }
+  }
+
+  private planWrites(k: TaskContext, ch: Channel): number {
     ch.reserved++
     if (ch.committed + ch.reserved + ch.lazyWrites > ch.capacity) {
       // our write took room others' batches counted on
@@ -346,14 +367,25 @@ export class BatchReceiver extends BatchWorker {
     return ch.readers
   }
   protected silent(ch: Channel): boolean {
-    return ch.writers.size === 0
+    // pipe_read wakes a writer only when it frees a full pipe; a socket's read may wake them
+    // whenever they wait (unix_writable)
+    return ch.writers.size === 0 || (ch.pipe && !ch.full)
   }
   protected prepare(k: TaskContext, ch: Channel): void {
     this.syncOthers(k, ch)
   }
   protected plan(_k: TaskContext, ch: Channel): number {
-    if (!this.silent(ch)) return 1
+    if (!this.readsSilently(ch)) return 1
     return Math.max(1, Math.min(MAX_BATCH, ch.committed, this.left()))
+  }
+  /**
+   * Will every read of a batch planned now complete silently? With writers waiting on a pipe,
+   * yes while its content and the writes planned for it stay below capacity: only a writer's
+   * plan raises that, and one that reaches capacity ends this batch (BatchSender.fillsPipes).
+   */
+  private readsSilently(ch: Channel): boolean {
+    if (ch.writers.size === 0) return true
+    return ch.pipe && ch.committed + ch.reserved + ch.lazyWrites < ch.capacity
   }
   protected complete(k: TaskContext): void {
     this.ch.consume(k)

@@ -414,12 +414,18 @@ export class TraceAnalyzer implements TraceSink {
         if (t.running === cpu) open.push({ cpu, task: taskName(t), startNs: t.runStart === FROM_START ? this.firstTs : t.runStart, endNs: end })
       }
     })
-    return this.worst!.finish(open, (pid) => workloadOf.get(pid), workloads.map((w) => ({ name: w.name, maxUs: w.latencyUs.max, count: w.latencyUs.count })))
+    // a task may be known as uncounted only after its samples (its meta line, or its root, came later)
+    const countedOf = (pid: number): string | undefined => (this.countedPid(pid) ? workloadOf.get(pid) : undefined)
+    return this.worst!.finish(open, countedOf, workloads.map((w) => ({ name: w.name, maxUs: w.latencyUs.max, count: w.latencyUs.count })))
   }
 
   /** Our own traces mark tasks whose latency the run does not count (hogs, noise threads). */
   private counted(t: TaskStat): boolean {
-    return this.metaTasks.get(t.pid)?.recordLatency !== false
+    return this.countedPid(t.pid)
+  }
+
+  private countedPid(pid: number): boolean {
+    return this.metaTasks.get(pid)?.recordLatency !== false
   }
 
   /** The workload a task belongs to: the trace's task lines or the runner's, a --workload pattern, else its comm. */

@@ -43,7 +43,8 @@ export const CYCLICTEST = z
     loops: z.number().int().min(0).default(0).meta(d('Cycles per thread (-l); 0 = until the end of the run')),
     relative: z.boolean().default(false).meta(d('Relative sleeps (-r) instead of the absolute timer grid')),
     pin: z.boolean().default(false).meta(d('Pin thread k to CPU k of `cpus` (or of the topology), round robin (-a)')),
-    laptop: z.boolean().default(false).meta(d('--laptop / --default-system: do not write 0 to /dev/cpu_dma_latency. By default cyclictest holds that PM QoS request, which keeps every CPU in its shallowest idle state'))
+    laptop: z.boolean().default(false).meta(d('--laptop / --default-system: do not write 0 to /dev/cpu_dma_latency. By default cyclictest holds that PM QoS request, which keeps every CPU in its shallowest idle state')),
+    mainThread: z.boolean().default(true).meta(d('Model cyclictest\'s main thread as well: SCHED_OTHER, waking every 10 ms (usleep(10000)) to run its statistics loop; its latency is not measured. false: only the measurement threads'))
   })
   .meta({
     title: 'cyclictest',

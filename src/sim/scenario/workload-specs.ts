@@ -21,6 +21,8 @@ export interface CyclictestWorkload extends WorkloadCommon {
   pin: boolean
   /** --laptop: no /dev/cpu_dma_latency request (deep idle states stay allowed). */
   laptop: boolean
+  /** Model cyclictest's main thread (its usleep(10000) loop), on by default. */
+  mainThread: boolean
 }
 
 export interface HackbenchWorkload extends WorkloadCommon {

@@ -21,8 +21,24 @@ describe('cyclictest', () => {
     }
   })
 
+  it('models the main thread: SCHED_OTHER, a usleep(10000) loop, not measured; mainThread: false leaves only the measurement threads', () => {
+    const run = (w: object) => simulateText(scenarioText([{ type: 'cyclictest', periodUs: 1000, policy: 'fifo', priority: 80, ...w }], fastCpus(2), 1000))
+    const r = run({})
+    const main = r.tasks.find((t) => t.name === 'cyclictest-main')
+    expect(main).toBeDefined()
+    // a relative 10 ms sleep (+ the 50 us slack of a fair task) and its short loop: about 99 wakeups in 1 s
+    expect(main!.wakeups).toBeGreaterThanOrEqual(97)
+    expect(main!.wakeups).toBeLessThanOrEqual(100)
+    // only the measurement thread's samples are cyclictest's latency
+    expect(r.workloads[0].latencyUs.count).toBe(999)
+    const off = run({ mainThread: false })
+    expect(off.tasks.some((t) => t.name === 'cyclictest-main')).toBe(false)
+    expect(off.workloads[0].latencyUs.count).toBe(999)
+  })
+
   it('a workload\'s timerSlackUs (prctl) replaces the kernel default', () => {
-    const lat = (w: object) => simulateText(scenarioText([{ type: 'cyclictest', periodUs: 1000, ...w }], oneIdleState(1, 20), 50)).workloads[0].latencyUs.max
+    // one CPU: without the main thread, whose wakeups would move the maximum
+    const lat = (w: object) => simulateText(scenarioText([{ type: 'cyclictest', periodUs: 1000, mainThread: false, ...w }], oneIdleState(1, 20), 50)).workloads[0].latencyUs.max
     expect(lat({}) - lat({ timerSlackUs: 0 })).toBe(50)
     expect(lat({ timerSlackUs: 10 }) - lat({ timerSlackUs: 0 })).toBe(10)
   })
@@ -46,8 +62,9 @@ describe('cyclictest', () => {
 
   it('pin places thread k on CPU k of cpus', () => {
     const r = simulateText(scenarioText([{ type: 'cyclictest', threads: 3, pin: true, cpus: [1, 3] }], fastCpus(4), 20))
-    expect(r.tasks.map((t) => t.lastCpu)).toEqual([1, 3, 1])
-    expect(r.tasks.every((t) => t.migrations === 0)).toBe(true)
+    const measuring = r.tasks.filter((t) => t.name !== 'cyclictest-main')
+    expect(measuring.map((t) => t.lastCpu)).toEqual([1, 3, 1])
+    expect(measuring.every((t) => t.migrations === 0)).toBe(true)
   })
 
   it('an RT cyclictest preempts a fair hog at once; a fair one waits for it', () => {

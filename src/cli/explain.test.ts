@@ -32,8 +32,8 @@ describe('schedlab explain', () => {
 
   it('explains an unreasonable-idle event with --idle BUCKET[:N]', async () => {
     const idle = JSON.stringify({
-      name: 'idle', topology: 'smp-2', durationMs: 200, kernel: { hz: 250 },
-      workloads: [{ type: 'hackbench', name: 'hb', groups: 1, mode: 'thread', ipc: 'pipe', loops: 200, repeat: true }]
+      name: 'idle', topology: 'smp-2', durationMs: 60, kernel: { hz: 250 },
+      workloads: [{ type: 'hog', name: 'rt', policy: 'fifo', priority: 50, cpus: [1] }, { type: 'hog', name: 'fair', startCpu: 1 }]
     })
     const io = memoryIo({ 'i.json': idle })
     expect(await runCli(['explain', 'i.json', '--idle', '4ms+:0', '--json'], io), io.stderr).toBe(0)

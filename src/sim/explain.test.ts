@@ -110,11 +110,12 @@ describe('explain: preemption models', () => {
 describe('explain: unreasonable idle', () => {
   it('explains an idle CPU beside a waiting task: the period, the task, the balance attempts', () => {
     const s = scenario({
-      name: 'idle', topology: 'smp-2', durationMs: 200, kernel: { hz: 250 },
+      // a fair task behind an RT hog on CPU 1 waits until CPU 1's balance notices the RT
+      // pressure, while CPU 0 idles (unreasonable-idle.test.ts)
+      name: 'idle', topology: 'smp-2', durationMs: 60, kernel: { hz: 250 },
       workloads: [
-        { type: 'hackbench', name: 'hb', groups: 1, mode: 'thread', ipc: 'pipe', loops: 200, repeat: true },
-        // the setup this test was written on (an unreasonable-idle event in 200 ms), without the main thread
-        { type: 'cyclictest', name: 'ct', periodUs: 2777, mainThread: false }
+        { type: 'hog', name: 'rt', policy: 'fifo', priority: 50, cpus: [1] },
+        { type: 'hog', name: 'fair', startCpu: 1 }
       ]
     })
     const e = explainIdleEvent({ scenario: s, variantIndex: 0, seed: 1, bucket: '4ms+', index: 0 })

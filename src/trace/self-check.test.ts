@@ -48,7 +48,9 @@ function check(s: Scenario, variantIndex: number, seed: number): void {
       .toEqual({ latencyUs: t.latencyUs, migrations: t.migrations, contextSwitches: t.contextSwitches, wakeups: t.wakeups })
     expect(Math.abs(a.cpuTimeMs - t.cpuTimeMs), t.name).toBeLessThanOrEqual(0.01 + t.contextSwitches * 0.02)
   })
-  sim.cpus.forEach((c, i) => expect(Math.abs(got.cpus[i].busyPct - c.busyPct)).toBeLessThan(1))
+  // the trace cannot place the modeled scheduler overhead (switch costs stamped where the next
+  // task starts): busy time agrees within it, or within 1 % where the overhead is smaller
+  sim.cpus.forEach((c, i) => expect(Math.abs(got.cpus[i].busyPct - c.busyPct), `CPU ${i}`).toBeLessThan(Math.max(1, c.sysPct ?? 0)))
 }
 
 describe('analyze reproduces the simulator from its own trace', () => {

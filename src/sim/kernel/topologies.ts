@@ -97,10 +97,10 @@ export function rb5Spec(): TopologySpec {
       'DPC formula. The cluster power-collapse domain state (exit 3264+6562 us, residency 9987 us) needs all ' +
       '8 CPUs idle and is not modeled as a per-CPU state. Costs: fitted by `schedlab calibrate --topology rb5 ' +
       '--published` to the seed tables (seed 000 hackbench 1 and 8 groups, process and thread, tip and v1; ' +
-      'seed 002 cyclictest p50 56 and p90 62 us): residuals -11..+27 % on hackbench (the model gains 6 % where ' +
-      'the boards gained 25-30 % at 8 groups), -3/+2 % on cyclictest.',
+      'seed 002 cyclictest p50 56 and p90 62 us): residuals -11..+16 % on hackbench (short-slice v1 at 8 groups ' +
+      'still 16 % slower than on the boards), -3.5/+1.2 % on cyclictest.',
     // derived with `schedlab calibrate --topology rb5 --published` (docs/model.md)
-    costs: { contextSwitchUs: 0.536, timerIrqUs: 3.16, ipiUs: 2, coldSwitchUs: 7.56, hackbenchWriteUs: 0.79, hackbenchReadUs: 0.79 },
+    costs: { contextSwitchUs: 0.558, timerIrqUs: 3, ipiUs: 2, coldSwitchUs: 9.88, hackbenchWriteUs: 0.704, hackbenchReadUs: 0.704 },
     arch: 'arm64',
     clusters: [
       rb5Cluster('little', 4, 448, SM8250_SILVER_KHZ, 105, [600, 850], silverIdle),

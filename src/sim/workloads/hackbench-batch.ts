@@ -19,9 +19,10 @@ import type { WaitQueue } from './sync'
  *   there at its first operation on that channel (`cut`), whose completion then wakes it.
  * - a read never finds its pipe empty: a receiver batch reads at most what was readable when
  *   it was planned (others only add to it).
- * - a write never finds its pipe full: every channel keeps committed + reserved + the writes
- *   batches will still begin (lazyWrites) within its capacity; a write begun outside a batch
- *   that breaks this ends batches before their next write there (`makeRoom`).
+ * - a write never finds its pipe full: every channel keeps the writes batches will still begin
+ *   (lazyWrites) within its room (Channel.room(): writes that can begin without waiting; each
+ *   takes one, reads only add to it); a write begun outside a batch that breaks this (one that
+ *   waited takes a whole new page) ends batches before their next write there (`makeRoom`).
  * The kernel keeps the batch's preemption points (a syscall's return to user mode) where a
  * reschedule waits for one (core.ts batchPoint). Should a lazily applied operation still wake
  * or block someone (a bug), it is done anyway, late, and counted in `extra.coalesceFaults`.
@@ -181,6 +182,8 @@ function countOn(d: number, f: number, lo: number, hi: number): number {
 export class BatchSender extends BatchWorker {
   private loop = 0
   private target = 0
+  /** It slept on the pipe its next write goes to (hackbench.ts Sender). */
+  private waited = false
   /** Creation order within the group: its place in Group.batching. */
   private readonly rank: number
 
@@ -228,7 +231,9 @@ export class BatchSender extends BatchWorker {
     return this.applied + 1 + d <= this.n ? d : -1
   }
   protected mustWait(ch: Channel): boolean {
-    return ch.full
+    const wait = this.waited ? !ch.writable : ch.full
+    if (wait) this.waited = true
+    return wait
   }
   protected waitQueue(ch: Channel): WaitQueue {
     return ch.writers
@@ -238,40 +243,19 @@ export class BatchSender extends BatchWorker {
   }
   protected prepare(k: TaskContext, ch: Channel): void {
     // only a channel close to full, or with waiting writers, needs its exact fill
-    if (ch.committed + ch.reserved + ch.lazyWrites >= ch.capacity || ch.writers.size > 0) this.syncOthers(k, ch)
+    if (ch.room() <= ch.lazyWrites || ch.writers.size > 0 || this.waited) this.syncOthers(k, ch)
   }
   protected plan(k: TaskContext, ch: Channel): number {
-    const n = this.planWrites(k, ch)
-    this.fillsPipes(k, n)
-    return n
-  }
-
-  /**
-   * A pipe's reader batches reads while writers wait as long as the pipe holds less than its
-   * capacity, counting the writes planned for it (BatchReceiver.readsSilently): none of those
-   * reads frees a full pipe. A plan that brings a pipe with waiting writers to its capacity
-   * ends the reader's batch at its read in flight, whose completion then decides the wakeup.
-   */
-  private fillsPipes(k: TaskContext, n: number): void {
-    const fds = this.group.channels.length
-    for (let d = 0; d < fds && d < n; d++) {
-      const c = this.channelAt(d)
-      const r = c.receiver
-      if (r !== null && c.pipe && c.writers.size > 0 && c.committed + c.reserved + c.lazyWrites >= c.capacity) r.cut(k, c)
-    }
-  }
-
-  private planWrites(k: TaskContext, ch: Channel): number {
-    ch.reserved++
-    if (ch.committed + ch.reserved + ch.lazyWrites > ch.capacity) {
+    ch.place(this.waited)
+    if (ch.room() < ch.lazyWrites) {
       // our write took room others' batches counted on
       // the channel's receiver first, then the group's senders, until the writes fit
       const r = ch.receiver
-      let fits = r !== null && r !== this && r.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity
+      let fits = r !== null && r !== this && r.makeRoom(k, ch) && ch.room() >= ch.lazyWrites
       const senders = ch.senders
       for (let i = 0; !fits && i < senders.length; i++) {
         const b = senders[i]
-        fits = b !== this && b.makeRoom(k, ch) && ch.committed + ch.reserved + ch.lazyWrites <= ch.capacity
+        fits = b !== this && b.makeRoom(k, ch) && ch.room() >= ch.lazyWrites
       }
     }
     if (!this.silent(ch)) return 1
@@ -281,7 +265,7 @@ export class BatchSender extends BatchWorker {
     let n = Math.min(MAX_BATCH, this.left())
     for (let d = 0; d < fds && d < n; d++) {
       const c = this.channelAt(d)
-      const room = c.capacity - (c.committed + c.reserved + c.lazyWrites)
+      const room = c.room() - c.lazyWrites
       const byRoom = d === 0 ? (room + 1) * fds : d + room * fds
       if (byRoom < n) n = byRoom
       if (d > 0 && d < n && !this.silent(c)) n = d + 1
@@ -293,7 +277,8 @@ export class BatchSender extends BatchWorker {
     return n
   }
   protected complete(k: TaskContext): void {
-    this.channelAt(0).commit(k)
+    this.channelAt(0).commit(k, this.waited)
+    this.waited = false
     if (++this.target === this.bench.spec.fds) {
       this.target = 0
       this.loop++
@@ -303,11 +288,13 @@ export class BatchSender extends BatchWorker {
     const ch = this.channelAt(0)
     if (ch.full) this.bench.coalesceFaults++
     ch.lazyWrites--
-    ch.reserved++
+    ch.place(false)
   }
   protected applyBulk(m: number): boolean {
     const fds = this.group.channels.length
     for (let d = 0; d < fds && d < m; d++) if (!this.silent(this.channelAt(d))) return false
+    // the write in flight completes silently: a writer that waited wakes no one without waiters
+    this.waited = false
     // operations applied+1 .. applied+m complete (offsets 0..m-1 from the one in flight) and
     // the ones after them begin (offsets 1..m)
     for (let d = 0; d < fds && d <= m; d++) {
@@ -317,8 +304,8 @@ export class BatchSender extends BatchWorker {
       const begun = d === 0 ? (m / fds) | 0 : (((m - d) / fds) | 0) + 1
       c.committed += done
       c.reserved -= done
-      if (begun > 0 && c.committed + c.reserved + begun > c.capacity) this.bench.coalesceFaults++
-      c.reserved += begun
+      if (begun > c.room()) this.bench.coalesceFaults++
+      c.placeMany(begun)
       c.lazyWrites -= begun
     }
     const pos = this.loop * fds + this.target + m
@@ -367,25 +354,14 @@ export class BatchReceiver extends BatchWorker {
     return ch.readers
   }
   protected silent(ch: Channel): boolean {
-    // pipe_read wakes a writer only when it frees a full pipe; a socket's read may wake them
-    // whenever they wait (unix_writable)
-    return ch.writers.size === 0 || (ch.pipe && !ch.full)
+    return ch.writers.size === 0
   }
   protected prepare(k: TaskContext, ch: Channel): void {
     this.syncOthers(k, ch)
   }
   protected plan(_k: TaskContext, ch: Channel): number {
-    if (!this.readsSilently(ch)) return 1
+    if (!this.silent(ch)) return 1
     return Math.max(1, Math.min(MAX_BATCH, ch.committed, this.left()))
-  }
-  /**
-   * Will every read of a batch planned now complete silently? With writers waiting on a pipe,
-   * yes while its content and the writes planned for it stay below capacity: only a writer's
-   * plan raises that, and one that reaches capacity ends this batch (BatchSender.fillsPipes).
-   */
-  private readsSilently(ch: Channel): boolean {
-    if (ch.writers.size === 0) return true
-    return ch.pipe && ch.committed + ch.reserved + ch.lazyWrites < ch.capacity
   }
   protected complete(k: TaskContext): void {
     this.ch.consume(k)
@@ -397,7 +373,7 @@ export class BatchReceiver extends BatchWorker {
   protected applyBulk(m: number): boolean {
     if (!this.silent(this.ch)) return false
     if (this.ch.committed < m + 1) this.bench.coalesceFaults++
-    this.ch.committed -= m
+    if (this.ch.consumeMany(m)) this.bench.coalesceFaults++
     this.got += m
     return true
   }

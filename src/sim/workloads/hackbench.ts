@@ -15,10 +15,15 @@ import { BatchReceiver, BatchSender, type BatchWorker } from './hackbench-batch'
  * writer blocks on a full buffer, a reader on an empty one.
  *
  * Wakeups follow the kernel: both pipes and AF_UNIX sockets wake with the sync variants
- * (WF_SYNC). A pipe wakes its reader only when a write lands in an empty pipe and a writer only
- * when a read frees a full pipe (writers wait exclusively, one at a time; a writer that leaves
- * room wakes the next). A socket wakes a sleeping reader on every write, and all writers once the
- * queued data drops to a quarter of the send buffer (unix_writable).
+ * (WF_SYNC). A pipe is fs/pipe.c's ring of page buffers (16 of 4096 bytes): a small write merges
+ * into the last buffer while it fits, else takes a new one; the ring is full when every slot is
+ * in use. A write wakes the reader only when it lands in an empty pipe. A writer waits when the
+ * last page has no room and no slot is free, exclusively, one at a time; woken, it re-checks only
+ * for a free slot (pipe_writable), takes a new page, and wakes the next waiting writer if a slot
+ * is still free (wake_next_writer; a writer that never waited wakes none). A read wakes a writer
+ * only when it releases a buffer of a full ring (6.14+: once per drained page, not per read). A
+ * socket wakes a sleeping reader on every write, and all writers once the queued data drops to a
+ * quarter of the send buffer (unix_writable).
  *
  * Thread mode differs from process mode by the shared file table: fdget() then takes an atomic
  * reference on every read and write (modeled as THREAD_FDGET_US of extra work per call).
@@ -59,25 +64,90 @@ export class Channel {
   lazyWrites = 0
   /** Position among its group's channels (its receiver's index). */
   index = 0
+  /** Pipe ring (fs/pipe.c): buffers in use (head - tail), the first one's index, messages read from it. */
+  slots = 0
+  private tail = 0
+  tailRead = 0
+  /** Messages placed in each buffer of the ring. */
+  private readonly placed: Int32Array
 
   constructor(
     readonly capacity: number,
-    readonly pipe: boolean
-  ) {}
+    readonly pipe: boolean,
+    /** Pipe: ring slots (pipe->max_usage) and messages a page holds. */
+    readonly maxSlots = 0,
+    readonly perPage = 0
+  ) {
+    this.placed = new Int32Array(Math.max(1, maxSlots))
+  }
 
+  /** Messages placed in the head buffer (0: the ring is empty). */
+  get headUsed(): number {
+    return this.slots === 0 ? 0 : this.placed[(this.tail + this.slots - 1) % this.maxSlots]
+  }
+
+  /** A new write must wait: no room in the head page (a small write merges there) and no free slot. */
   get full(): boolean {
-    return this.committed + this.reserved >= this.capacity
+    if (!this.pipe) return this.committed + this.reserved >= this.capacity
+    return this.slots >= this.maxSlots && this.headUsed >= this.perPage
+  }
+
+  /** pipe_writable(): what a writer woken from wr_wait re-checks (a free ring slot). */
+  get writable(): boolean {
+    return this.pipe ? this.slots < this.maxSlots : !this.full
+  }
+
+  /** Writes that can still begin without waiting (no writer that waited among them); reads only add to it. */
+  room(): number {
+    if (!this.pipe) return this.capacity - this.committed - this.reserved
+    if (this.slots === 0) return this.maxSlots * this.perPage
+    return this.perPage - this.headUsed + (this.maxSlots - this.slots) * this.perPage
+  }
+
+  /** `n` writes that did not wait take their places (a coalesced batch's). */
+  placeMany(n: number): void {
+    for (let i = 0; i < n; i++) this.place(false)
+  }
+
+  /** `n` reads complete that wake no one (a coalesced batch's); true if one should have woken a writer. */
+  consumeMany(n: number): boolean {
+    if (!this.pipe) {
+      this.committed -= n
+      return false
+    }
+    let late = false
+    for (let i = 0; i < n; i++) {
+      this.committed--
+      if (++this.tailRead < this.placed[this.tail]) continue
+      if (this.slots >= this.maxSlots && this.writers.size > 0) late = true
+      this.slots--
+      this.tail = (this.tail + 1) % this.maxSlots
+      this.tailRead = 0
+    }
+    return late
+  }
+
+  /** A write takes its place (pipe: merged into the head page, or a new page for a writer that waited or when the head page is full). */
+  place(waited: boolean): void {
+    this.reserved++
+    if (!this.pipe) return
+    if (!waited && this.slots > 0 && this.headUsed < this.perPage) {
+      this.placed[(this.tail + this.slots - 1) % this.maxSlots]++
+      return
+    }
+    this.placed[(this.tail + this.slots) % this.maxSlots] = 1
+    this.slots++
   }
 
   /** A write completed. */
-  commit(k: TaskContext): void {
+  commit(k: TaskContext, waited = false): void {
     this.reserved--
     const wasEmpty = this.committed === 0
     this.committed++
     if (this.pipe) {
       if (wasEmpty) this.readers.wakeAll(k, WF_SYNC)
-      // pipe_write: a writer that leaves room lets the next waiting writer in.
-      if (!this.full) this.writers.wakeOne(k, WF_SYNC)
+      // pipe_write: a writer that had to wait and leaves a free slot wakes the next waiting writer
+      if (waited && this.slots < this.maxSlots) this.writers.wakeOne(k, WF_SYNC)
     } else {
       this.readers.wakeAll(k, WF_SYNC)
     }
@@ -85,13 +155,18 @@ export class Channel {
 
   /** A read completed. */
   consume(k: TaskContext): void {
-    const wasFull = this.full
     this.committed--
-    if (this.pipe) {
-      if (wasFull) this.writers.wakeOne(k, WF_SYNC)
-    } else if ((this.committed + this.reserved) * 4 <= this.capacity) {
-      this.writers.wakeAll(k, WF_SYNC)
+    if (!this.pipe) {
+      if ((this.committed + this.reserved) * 4 <= this.capacity) this.writers.wakeAll(k, WF_SYNC)
+      return
     }
+    if (++this.tailRead < this.placed[this.tail]) return
+    // pipe_read: a drained buffer is released; writers are woken only if the ring was full
+    const wasFull = this.slots >= this.maxSlots
+    this.slots--
+    this.tail = (this.tail + 1) % this.maxSlots
+    this.tailRead = 0
+    if (wasFull) this.writers.wakeOne(k, WF_SYNC)
   }
 }
 
@@ -111,7 +186,9 @@ export class Group {
   /** Coalesced senders created so far (each one's rank in `batching` order). */
   senders = 0
   constructor(spec: HackbenchWorkload, capacity: number) {
-    this.channels = Array.from({ length: spec.fds }, () => new Channel(capacity, spec.ipc === 'pipe'))
+    const slots = Math.max(1, Math.floor(spec.pipeBufferBytes / PAGE_BYTES))
+    const perPage = spec.messageBytes <= PAGE_BYTES ? Math.floor(PAGE_BYTES / spec.messageBytes) : 1
+    this.channels = Array.from({ length: spec.fds }, () => new Channel(capacity, spec.ipc === 'pipe', slots, perPage))
     this.channels.forEach((c, i) => {
       c.index = i
       c.senders = this.batching
@@ -221,6 +298,8 @@ abstract class Worker implements TaskProgram {
 class Sender extends Worker {
   private loop = 0
   private target = 0
+  /** It slept on the pipe it writes to now (pipe_write's wake_next_writer). */
+  private waited = false
 
   constructor(bench: Bench, private readonly group: Group, workNs: number) {
     super(bench, workNs)
@@ -230,16 +309,19 @@ class Sender extends Worker {
     return this.group.channels[this.target]
   }
   protected mustWait(ch: Channel): boolean {
-    return ch.full
+    const wait = this.waited ? !ch.writable : ch.full
+    if (wait) this.waited = true
+    return wait
   }
   protected waitQueue(ch: Channel): WaitQueue {
     return ch.writers
   }
   protected begin(ch: Channel): void {
-    ch.reserved++
+    ch.place(this.waited)
   }
   protected complete(k: TaskContext): void {
-    this.channel().commit(k)
+    this.channel().commit(k, this.waited)
+    this.waited = false
     if (++this.target === this.bench.spec.fds) {
       this.target = 0
       this.loop++

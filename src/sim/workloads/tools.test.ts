@@ -111,7 +111,9 @@ describe('hackbench', () => {
   })
 
   it('thread mode costs more than process mode (shared file table)', () => {
-    expect(hb(2, { mode: 'thread' }).workloads[0].timeSec ?? 0).toBeGreaterThan(hb(2, { mode: 'process' }).workloads[0].timeSec ?? 0)
+    // 0.08 us more per syscall: over seeds, since one run's scheduling moves the time as much
+    const time = (mode: string) => [1, 2, 3, 4].reduce((a, seed) => a + (simulateText(scenarioText([{ type: 'hackbench', groups: 2, mode, ipc: 'pipe', loops: 50 }], 'smp-4', 10000), 0, seed).workloads[0].timeSec ?? 0), 0)
+    expect(time('thread')).toBeGreaterThan(time('process'))
   })
 
   it('policy rr on hackbench: RT workers are not slowed by fair hogs, fair ones are', () => {

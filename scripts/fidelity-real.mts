@@ -15,8 +15,13 @@ quiet: it waits, up to --quiet-wait-s each time, until the budget ends); finishe
  *   npm run fidelity:real -- --budget-min 22       # stop starting real runs after 22 min
  *   npm run fidelity:real -- --report-only         # no real runs: simulate, report the cache
  *   npm run fidelity:real -- --cases ct-alone,ct-hogs --repeats 3 --seeds 3 --duration-s 25
- *   npm run fidelity:real -- --report-only --topology resources/topologies/host-kvm-2vcpu.json
- *                     # simulate on this machine's calibration: docs/fidelity-real-calibrated.md
+ *   npm run fidelity:real -- --report-only --topology host --out /tmp/bare.md
+ *                     # simulate on the bare detected host instead of this machine's calibration
+ *
+ * The simulated side runs on this machine's calibrated topology (DEFAULT_TOPOLOGY: `schedlab
+ * calibrate` fitted its costs, timer delivery and noise here); the summary also scores the bare
+ * detected host ("topology": "host", no noise), from the same cache, so the two never compare
+ * reports of different real runs.
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
@@ -29,7 +34,7 @@ import type { HostRecord, VariantResult } from '../src/shared/result'
 import { hostSpecs } from '../src/real/host-specs'
 import { realUnavailableReason, runRealOne } from '../src/real/runner'
 import { isRealError } from '../src/real/errors'
-import { CASES, EFFECTS, metricsOf, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
+import { CASES, EFFECTS, EFFECT_WHY, metricsOf, OUTSIDE_WHY, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const CACHE = join(ROOT, 'fidelity-real-cache')
@@ -45,6 +50,7 @@ const { values: opt } = parseArgs({
     'quiet-wait-s': { type: 'string', default: '120' },
     'report-only': { type: 'boolean', default: false },
     topology: { type: 'string' },
+    out: { type: 'string' },
     'real-only': { type: 'boolean', default: false }
   }
 })
@@ -65,19 +71,20 @@ function scenarioOf(c: RealCase, durationMs: number): Scenario {
   return parseScenario(scenarioText(c, durationMs), `${c.id}.json`, { host: hostSpecs })
 }
 
+/** This machine calibrated (`schedlab calibrate`, docs/model.md "Calibration"). */
+const DEFAULT_TOPOLOGY = 'resources/topologies/host-kvm-2vcpu.json'
 /**
- * --topology FILE: simulate on a topology file (this machine calibrated by `schedlab calibrate
- * --topology host --real --out FILE`) instead of the bare detected host; the real runs and
- * their cache keep "host".
+ * --topology FILE|host: what the simulated side runs on; the real runs and their cache keep
+ * "host" (they run on this machine whatever the scenario says).
  */
-/** With --topology the report is docs/fidelity-real-calibrated.md, beside the bare host's. */
-const REPORT = join(ROOT, 'docs', opt.topology ? 'fidelity-real-calibrated.md' : 'fidelity-real.md')
-const SIM_TOPOLOGY = opt.topology ? (JSON.parse(readFileSync(resolve(opt.topology), 'utf8')) as Record<string, unknown>) : null
+const TOPOLOGY_ARG = opt.topology ?? DEFAULT_TOPOLOGY
+const REPORT = opt.out ? resolve(opt.out) : join(ROOT, 'docs', 'fidelity-real.md')
+const SIM_TOPOLOGY = TOPOLOGY_ARG === 'host' ? null : (JSON.parse(readFileSync(resolve(ROOT, TOPOLOGY_ARG), 'utf8')) as Record<string, unknown>)
 
-function simScenarioOf(c: RealCase, durationMs: number): Scenario {
-  if (!SIM_TOPOLOGY) return scenarioOf(c, durationMs)
-  const text = JSON.stringify({ ...JSON.parse(scenarioText(c, durationMs)), topology: SIM_TOPOLOGY })
-  return parseScenario(text, opt.topology!, { host: hostSpecs })
+function simScenarioOf(c: RealCase, durationMs: number, topology: Record<string, unknown> | null): Scenario {
+  if (!topology) return scenarioOf(c, durationMs)
+  const text = JSON.stringify({ ...JSON.parse(scenarioText(c, durationMs)), topology })
+  return parseScenario(text, TOPOLOGY_ARG, { host: hostSpecs })
 }
 
 type Metrics = Partial<Record<Metric, number>>
@@ -192,11 +199,11 @@ interface SimCase {
   mean: Metrics
 }
 
-function simPhase(): Map<string, SimCase> {
+function simPhase(topology: Record<string, unknown> | null): Map<string, SimCase> {
   const out = new Map<string, SimCase>()
   for (const c of cases) {
     const dur = Math.min(DURATION_MS, c.simDurationMs ?? DURATION_MS)
-    const s = simScenarioOf(c, dur)
+    const s = simScenarioOf(c, dur, topology)
     const perSeed: Metrics[] = []
     for (let seed = 1; seed <= SEEDS; seed++) {
       const t0 = Date.now()
@@ -239,13 +246,71 @@ function direction(a: Range, b: Range): '+' | '-' | '=' {
   return '='
 }
 
-function simDirection(a: number, b: number): '+' | '-' | '=' {
-  if (b > a * 1.1 && b - a > 1) return '+'
-  if (b < a / 1.1 && a - b > 1) return '-'
+/**
+ * The simulated direction: + or - when the mean moves beyond 10 % (and 1 us) and the per-seed
+ * values of the two cases do not overlap (the rule of the real side: a change inside the seeds'
+ * own spread is no effect); = otherwise.
+ */
+function simDirection(a: SimCase, b: SimCase, m: Metric): '+' | '-' | '=' {
+  const ma = a.mean[m]!
+  const mb = b.mean[m]!
+  const xa = a.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
+  const xb = b.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
+  if (mb > ma * 1.1 && mb - ma > 1 && Math.min(...xb) > Math.max(...xa)) return '+'
+  if (mb < ma / 1.1 && ma - mb > 1 && Math.max(...xb) < Math.min(...xa)) return '-'
   return '='
 }
 
-function report(sims: Map<string, SimCase>): void {
+interface Score {
+  cells: number
+  inCells: number
+  dirs: number
+  agree: number
+  clear: number
+  clearAgree: number
+}
+
+/** The verdict of one cell: null when either side is missing. */
+function cellVerdict(runs: CachedRun[], sim: SimCase | undefined, m: Metric): boolean | null {
+  const r = rangeOf(runs, m)
+  const sv = sim?.mean[m]
+  return r && sv !== undefined ? inside(r, sv) : null
+}
+
+/** Real and simulated direction of one effect and metric: null when either side is missing. */
+function effectVerdict(ra: Range | null, rb: Range | null, sa: SimCase | undefined, sb: SimCase | undefined, m: Metric): { rd: '+' | '-' | '='; sd: '+' | '-' | '=' } | null {
+  if (!ra || !rb || sa?.mean[m] === undefined || sb?.mean[m] === undefined) return null
+  return { rd: direction(ra, rb), sd: simDirection(sa, sb, m) }
+}
+
+function scoreOf(sims: Map<string, SimCase>, clean: (id: string) => CachedRun[]): Score {
+  const s: Score = { cells: 0, inCells: 0, dirs: 0, agree: 0, clear: 0, clearAgree: 0 }
+  for (const c of cases) {
+    for (const m of metricsOf(c.kind)) {
+      const ok = cellVerdict(clean(c.id), sims.get(c.id), m)
+      if (ok === null) continue
+      s.cells++
+      if (ok) s.inCells++
+    }
+  }
+  for (const e of EFFECTS) {
+    const ca = cases.find((c) => c.id === e.a)
+    if (!ca || !cases.some((c) => c.id === e.b)) continue
+    for (const m of metricsOf(ca.kind)) {
+      const v = effectVerdict(rangeOf(clean(e.a), m), rangeOf(clean(e.b), m), sims.get(e.a), sims.get(e.b), m)
+      if (!v) continue
+      s.dirs++
+      if (v.rd === v.sd) s.agree++
+      if (v.rd !== '=') {
+        s.clear++
+        if (v.rd === v.sd) s.clearAgree++
+      }
+    }
+  }
+  return s
+}
+
+function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): void {
   const real = new Map(cases.map((c) => [c.id, cached(c)]))
   const clean = (id: string): CachedRun[] => (real.get(id) ?? []).filter((r) => !r.contaminated).slice(0, Math.max(REPEATS, 1) * 2)
   const anyRun = [...real.values()].flat()[0]
@@ -259,7 +324,7 @@ function report(sims: Map<string, SimCase>): void {
   }
   const L: string[] = []
   L.push('# Fidelity against the real kernel of this machine', '')
-  L.push(`Generated by \`npm run fidelity:real\` (scripts/fidelity-real.mts) at commit ${commit || '?'} on ${new Date().toISOString().slice(0, 10)}. Real runs: \`schedlab real\` (src/real, docs/real-kernel.md); simulated runs: the same scenarios on \`"topology": "host"\` with \`"kernel": { "profile": "host" }\`.`, '')
+  L.push(`Generated by \`npm run fidelity:real\` (scripts/fidelity-real.mts) at commit ${commit || '?'} on ${new Date().toISOString().slice(0, 10)}. Real runs: \`schedlab real\` (src/real, docs/real-kernel.md); simulated runs: the same scenarios on ${SIM_TOPOLOGY ? `this machine's calibrated topology (${TOPOLOGY_ARG})` : '\`"topology": "host"\`'} with \`"kernel": { "profile": "host" }\`.`, '')
   L.push('## The host', '')
   if (h) {
     L.push(`- kernel ${h.kernel} (${String(h.version ?? '')}), ${h.cpus} CPUs (${String(h.model ?? '')}), HZ ${h.hz}, preempt=${h.preempt} (${String(h.preemptSource ?? '')}), autogroup ${h.autogroup ? 'on' : 'off'}`)
@@ -268,7 +333,7 @@ function report(sims: Map<string, SimCase>): void {
   } else L.push('- no real run recorded yet')
   if (SIM_TOPOLOGY) {
     const t = SIM_TOPOLOGY as { costs?: unknown; noise?: unknown }
-    L.push(`- simulated on the topology file ${opt.topology} (this machine calibrated by \`schedlab calibrate --topology host --real\`): costs ${JSON.stringify(t.costs ?? {})}, background noise ${JSON.stringify(t.noise ?? {})}; kernel profile ${specs.kernel?.profile ?? 'host'}, HZ ${specs.kernel?.hz}, preempt ${specs.kernel?.preempt ?? 'default'}`)
+    L.push(`- simulated on the topology file ${TOPOLOGY_ARG} (this machine calibrated by \`schedlab calibrate\`, docs/model.md "Calibration"): costs ${JSON.stringify(t.costs ?? {})}, background noise ${JSON.stringify(t.noise ?? {})}; kernel profile ${specs.kernel?.profile ?? 'host'}, HZ ${specs.kernel?.hz}, preempt ${specs.kernel?.preempt ?? 'default'}`)
   } else if (specs.topology && specs.kernel) {
     L.push(`- simulated as topology "host" (${specs.topology.clusters.map((c) => `${c.cpus} x capacity ${c.capacity}`).join(' + ')}) with kernel profile ${specs.kernel.profile}, HZ ${specs.kernel.hz}, preempt ${specs.kernel.preempt ?? 'default'}`)
   }
@@ -280,9 +345,10 @@ function report(sims: Map<string, SimCase>): void {
     const ps = sims.get(c.id)?.perSeed ?? []
     return ps.length > 1 && ps.every((p) => JSON.stringify(p) === JSON.stringify(ps[0]))
   })
-  L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).${sameSeeds.length ? ` In ${sameSeeds.length} of ${cases.length} cases every seed gives the same figures: nothing in those scenarios' model is random on topology "host" (no modeled background noise), so the seeds do not stand for the run-to-run noise of the real kernel.` : ''}`)
+  L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).${sameSeeds.length ? ` In ${sameSeeds.length} of ${cases.length} cases every seed gives the same figures: nothing in those scenarios' model is random on this topology, so the seeds do not stand for the run-to-run noise of the real kernel.` : ''}`)
+  if (SIM_TOPOLOGY) L.push(`- Topology: the simulated side runs on ${TOPOLOGY_ARG}, this machine calibrated by \`schedlab calibrate\`: costs from cyclictest alone and hackbench alone, the background noise's kernel threads and daemons read from a real trace, and the timer delivery delay and vCPU stalls fitted to the clean runs of two cases of this suite, ct-alone and fifo-hogs (\`schedlab calibrate --topology ${TOPOLOGY_ARG} --from fidelity-real-cache --params timerDelayUs,timerDelaySigma,stallPeriodUs,stallUs,sigma\`). The one calibration is applied to every case; no case is fitted on its own. \`"topology": "host"\` alone is the bare detected machine (no noise, default costs); the summary scores it too, from the same real runs.`)
   L.push('- "inside": the simulated value lies in the real range (min..max over the clean repeats) widened by half its width on each side.')
-  L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change, = otherwise.', '')
+  L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change of the mean when the per-seed values of the two cases do not overlap, = otherwise. A cell outside and a direction that disagrees each carry their explanation (scripts/fidelity-real/cases.ts).', '')
 
   L.push('## Noise between repeats', '')
   L.push('| case | metric | clean runs | min | max | max/min | set aside (foreign CPU-s) |', '|---|---|---|---|---|---|---|')
@@ -308,8 +374,6 @@ function report(sims: Map<string, SimCase>): void {
   L.push('')
 
   L.push('## Real beside simulated', '')
-  let cells = 0
-  let inCells = 0
   for (const c of cases) {
     const runs = clean(c.id)
     const sim = sims.get(c.id)
@@ -318,18 +382,17 @@ function report(sims: Map<string, SimCase>): void {
     if (c.simDurationMs && c.simDurationMs < DURATION_MS) L.push(`Simulated for ${c.simDurationMs / 1000} s per seed.`)
     const dirty = (real.get(c.id) ?? []).filter((r) => r.contaminated)
     L.push('', '| metric | real range | simulated (seeds) | inside? | contaminated runs (set aside) |', '|---|---|---|---|---|')
+    const why: string[] = []
     for (const m of metricsOf(c.kind)) {
       const r = rangeOf(runs, m)
       const d = rangeOf(dirty, m)
       const sv = sim?.mean[m]
       const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
-      const ok = r && sv !== undefined ? inside(r, sv) : null
-      if (ok !== null) {
-        cells++
-        if (ok) inCells++
-      }
+      const ok = cellVerdict(runs, sim, m)
+      if (ok === false) why.push(`- ${LABEL[m]} outside: ${OUTSIDE_WHY[`${c.id}:${m}`] ?? 'NOT EXPLAINED'}`)
       L.push(`| ${LABEL[m]} | ${r ? `${fmt(r.lo)} - ${fmt(r.hi)} (${r.n})` : 'no clean run'} | ${sv !== undefined ? `${fmt(sv)} (${seeds.map(fmt).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} | ${d ? `${fmt(d.lo)} - ${fmt(d.hi)} (${d.n})` : '-'} |`)
     }
+    if (why.length > 0) L.push('', ...why)
     const cc = runs.map((r) => r.crossCheckMaxDiffUs).filter((x): x is number => x !== undefined)
     if (cc.length > 0) {
       const own = (m: Metric): string => {
@@ -344,10 +407,7 @@ function report(sims: Map<string, SimCase>): void {
 
   L.push('## Effect directions', '')
   L.push('| effect | metric | real A | real B | real | simulated A -> B | simulated | agree |', '|---|---|---|---|---|---|---|---|')
-  let dirs = 0
-  let agree = 0
-  let clear = 0
-  let clearAgree = 0
+  const disagree: string[] = []
   for (const e of EFFECTS) {
     const ca = cases.find((c) => c.id === e.a)
     const cb = cases.find((c) => c.id === e.b)
@@ -355,24 +415,23 @@ function report(sims: Map<string, SimCase>): void {
     for (const m of metricsOf(ca.kind)) {
       const ra = rangeOf(clean(e.a), m)
       const rb = rangeOf(clean(e.b), m)
-      const sa = sims.get(e.a)?.mean[m]
-      const sb = sims.get(e.b)?.mean[m]
-      if (!ra || !rb || sa === undefined || sb === undefined) continue
-      const rd = direction(ra, rb)
-      const sd = simDirection(sa, sb)
-      dirs++
-      if (rd === sd) agree++
-      if (rd !== '=') {
-        clear++
-        if (rd === sd) clearAgree++
-      }
-      L.push(`| ${e.what} (${e.a} -> ${e.b}) | ${LABEL[m]} | ${fmt(ra.lo)} - ${fmt(ra.hi)} | ${fmt(rb.lo)} - ${fmt(rb.hi)} | ${rd} | ${fmt(sa)} -> ${fmt(sb)} | ${sd} | ${rd === sd ? 'yes' : 'no'} |`)
+      const v = effectVerdict(ra, rb, sims.get(e.a), sims.get(e.b), m)
+      if (!v || !ra || !rb) continue
+      const { rd, sd } = v
+      if (rd !== sd) disagree.push(`- ${e.what}, ${LABEL[m]}: ${EFFECT_WHY[`${e.a}->${e.b}:${m}`] ?? 'NOT EXPLAINED'}`)
+      L.push(`| ${e.what} (${e.a} -> ${e.b}) | ${LABEL[m]} | ${fmt(ra.lo)} - ${fmt(ra.hi)} | ${fmt(rb.lo)} - ${fmt(rb.hi)} | ${rd} | ${fmt(sims.get(e.a)!.mean[m]!)} -> ${fmt(sims.get(e.b)!.mean[m]!)} | ${sd} | ${rd === sd ? 'yes' : 'no'} |`)
     }
   }
+  if (disagree.length > 0) L.push('', 'Where the directions disagree:', '', ...disagree)
   L.push('')
+  const { inCells, cells, agree, dirs, clear, clearAgree } = scoreOf(sims, clean)
   L.push('## Summary', '')
   L.push(`- ${inCells} of ${cells} cells: the simulated value is inside the real range widened by half.`)
   L.push(`- ${agree} of ${dirs} effect directions agree (${clearAgree} of the ${clear} where the real effect is clear).`)
+  if (bare) {
+    const b = scoreOf(bare, clean)
+    L.push(`- The bare detected host (\`"topology": "host"\`: default costs, no noise, every seed the same), from the same real runs: ${b.inCells} of ${b.cells} cells inside, ${b.agree} of ${b.dirs} directions agree.`)
+  }
   const total = [...real.values()].flat()
   L.push(`- ${total.filter((r) => !r.contaminated).length} clean real runs, ${total.filter((r) => r.contaminated).length} set aside as contaminated.`)
   L.push('')
@@ -381,4 +440,4 @@ function report(sims: Map<string, SimCase>): void {
 }
 
 if (!opt['report-only']) await realPhase()
-if (!opt['real-only']) report(simPhase())
+if (!opt['real-only']) report(simPhase(SIM_TOPOLOGY), SIM_TOPOLOGY ? simPhase(null) : null)

@@ -127,3 +127,42 @@ describe('calibrate: the saved measurement', () => {
     expect((s.host as { foreignTasks: unknown[] }).foreignTasks).toHaveLength(1)
   })
 })
+
+describe('calibrate --from a fidelity:real cache', () => {
+  it('reads the clean ct-alone and fifo-hogs runs of the latest definition as the suite\'s variants', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { readFidelityCache } = await import('../cli/calibrate')
+    const dir = mkdtempSync(join(tmpdir(), 'schedlab-cache-'))
+    const run = (id: string, hash: string, n: number, contaminated: boolean, when: string, p50: number) =>
+      writeFileSync(join(dir, `${id}--${hash}--${n}.json`), JSON.stringify({ case: id, hash, attempt: n, contaminated, when, metrics: { p50, p90: p50 + 20, p99: p50 + 80, p99_9: p50 + 1900 }, host: { durationSec: 27 } }))
+    run('ct-alone', 'new', 1, false, '2026-12-01T12:00:00Z', 70)
+    run('ct-alone', 'new', 2, true, '2026-12-01T12:05:00Z', 90)
+    run('ct-alone', 'new', 3, false, '2026-12-01T12:10:00Z', 74)
+    run('ct-alone', 'old', 1, false, '2026-11-30T12:00:00Z', 50)
+    run('fifo-hogs', 'f', 1, false, '2026-12-01T12:00:00Z', 18)
+    run('ct-hogs', 'h', 1, false, '2026-12-01T12:00:00Z', 68)
+    const notes: string[] = []
+    const out = readFidelityCache(dir, notes)
+    const p50 = (v: string) => out.variants.filter((r) => r.name === v).map((r) => r.workloads[0].latencyUs.p50)
+    expect(p50('cyclictest alone')).toEqual([70, 74])
+    expect(p50('fifo against hogs')).toEqual([18])
+    expect(out.variants).toHaveLength(3)
+    expect(out.variants[0].stats.simulatedMs).toBe(27_000)
+    expect(notes.join('\n')).toMatch(/ct-alone \(cyclictest alone\): 2 clean run\(s\) of definition new/)
+    expect(() => readFidelityCache(mkdtempSync(join(tmpdir(), 'schedlab-cache-')), [])).toThrow(/no fidelity:real runs of ct-alone or fifo-hogs/)
+  })
+  it('--params fits only the parameters named, and names the suite\'s when one is unknown', async () => {
+    const { parseArgs } = await import('../cli/args')
+    expect(parseArgs(['calibrate', '--topology', 'host', '--from', 'cache', '--params', 'timerDelayUs, stallUs'])).toMatchObject({ params: ['timerDelayUs', 'stallUs'] })
+    const { calibrateCommand } = await import('../cli/calibrate')
+    const { memoryIo } = await import('../cli/io')
+    const io = memoryIo({ 'r.json': JSON.stringify({ variants: [] }) })
+    await expect(calibrateCommand({ topology: 'smp-2', source: 'from', from: 'r.json', json: false, check: false, params: ['nope'] }, io)).rejects.toThrow(/"nope" is not a parameter of the suite "real" \(contextSwitchUs, .*timerDelayUs/)
+  })
+  it('the timer delivery delay is a noise parameter of the fit', () => {
+    const t = applyParams({ name: 't', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], noise: { perCpu: 1 } }, { timerDelayUs: 11, timerDelaySigma: 0.8, sigma: 1.6 })
+    expect(t.noise).toEqual({ perCpu: 1, timerDelayUs: 11, timerDelaySigma: 0.8, sigma: 1.6 })
+  })
+})

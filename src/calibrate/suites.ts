@@ -6,7 +6,8 @@
  *   for real by src/real and simulated on the topology being calibrated. Fits the context
  *   switch, the timer interrupt (timer delivery), hackbench's write/read work and the cache
  *   refill; the background noise (kernel threads, daemons) is read from the real trace's
- *   foreign tasks and the vCPU stalls are fitted to the lone cyclictest's tail.
+ *   foreign tasks; the timer delivery delay (mean and spread of its lognormal) and the vCPU
+ *   stalls are fitted to the lone cyclictest's distribution (p50, p90, p99, p99.9).
  * - "published": the RB5 of the seed threads, from their tables (seed 000's hackbench
  *   baseline and patched times, seed 002's cyclictest median and p90).
  */
@@ -46,7 +47,7 @@ export interface Suite {
 }
 
 const COST_PARAMS = ['contextSwitchUs', 'timerIrqUs', 'coldSwitchUs'] as const
-const NOISE_PARAMS = ['stallPeriodUs', 'stallUs'] as const
+const NOISE_PARAMS = ['stallPeriodUs', 'stallUs', 'sigma', 'timerDelayUs', 'timerDelaySigma'] as const
 
 /** Costs and noise of a parameter vector on top of a topology; hackbench's read costs its write. */
 export function applyParams(topology: TopologySpec, params: Record<string, number>): TopologySpec {
@@ -77,7 +78,10 @@ function switchesPerRound(r: VariantResult, name: string): number {
   return rounds > 0 ? n / rounds : NaN
 }
 
-/** This machine: cyclictest alone and hackbench alone, measured for real. */
+/**
+ * This machine: cyclictest alone and hackbench alone, measured for real (calibrate --real), and
+ * FIFO cyclictest against hogs (from a fidelity:real cache).
+ */
 export const REAL_SUITE: Suite = {
   name: 'real',
   description: 'cyclictest -i 2777 --policy other alone, and hackbench -T -p -l 1000 -g 2 alone (default slices), 10 s each, on this machine',
@@ -88,7 +92,10 @@ export const REAL_SUITE: Suite = {
     { name: 'hackbenchUs', init: 1.2, min: 0.05, max: 20 },
     { name: 'coldSwitchUs', init: 2, min: 0, max: 50 },
     { name: 'stallPeriodUs', init: 50_000, min: 1000, max: 1e8 },
-    { name: 'stallUs', init: 100, min: 5, max: 20_000 }
+    { name: 'stallUs', init: 100, min: 5, max: 20_000 },
+    { name: 'sigma', init: 1, min: 0.1, max: 3 },
+    { name: 'timerDelayUs', init: 10, min: 0.5, max: 500 },
+    { name: 'timerDelaySigma', init: 0.8, min: 0.05, max: 2.5 }
   ],
   apply: applyParams,
   scenarios: () => [{
@@ -105,15 +112,38 @@ export const REAL_SUITE: Suite = {
         { type: 'hackbench', name: 'hackbench', groups: 2, mode: 'thread', ipc: 'pipe', loops: 1000, repeat: true }
       ]
     },
-    // a round takes about 0.35 s: five of them are enough for its mean
-    simDurationMs: { 'hackbench alone': 2000 },
+    // a round takes about 0.35 s: five of them are enough for its mean; cyclictest as long as
+    // the fidelity suite's ct-alone measures (25 s: 9000 samples per seed, 9 beyond the p99.9)
+    simDurationMs: { 'hackbench alone': 2000, 'cyclictest alone': 25_000 },
     metrics: [
       { name: 'cyclictest p50 (timer slack + delivery + wakeup)', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p50 },
       { name: 'cyclictest sched_waking to running, p50', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').wakeupLatencyUs?.p50 ?? NaN },
+      { name: 'cyclictest p90', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p90 },
       { name: 'cyclictest p99', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
       { name: 'cyclictest p99.9', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 },
       { name: 'hackbench time, s', variant: 'hackbench alone', read: (r) => workload(r, 'hackbench').timeSec ?? NaN, weight: 2 },
       { name: 'hackbench switches per round', variant: 'hackbench alone', read: (r) => switchesPerRound(r, 'hackbench'), weight: 0.5 }
+    ]
+  }, {
+    // FIFO cyclictest against pinned fair hogs (the fidelity suite's fifo-hogs): no timer slack
+    // and no fair competition, so its distribution is the timer path and the stalls alone. Read
+    // from a fidelity:real cache only (calibrate --real does not measure it).
+    scenario: {
+      name: 'calibration (this machine): FIFO cyclictest against hogs',
+      kernel: { profile: 'host' },
+      durationMs: 25_000,
+      variants: [{ name: 'fifo against hogs' }],
+      workloads: [
+        { type: 'cyclictest', name: 'cyclictest', periodUs: 2777, policy: 'fifo', priority: 80 },
+        { type: 'hog', name: 'hog0', count: 2, cpus: [0] },
+        { type: 'hog', name: 'hog1', count: 2, cpus: [1] }
+      ]
+    },
+    metrics: [
+      { name: 'FIFO cyclictest against hogs p50', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p50 },
+      { name: 'FIFO cyclictest against hogs p90', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p90 },
+      { name: 'FIFO cyclictest against hogs p99', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
+      { name: 'FIFO cyclictest against hogs p99.9', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 }
     ]
   }]
 }

@@ -166,14 +166,16 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
       measure them from a trace; --seeds N repeats each variant N times. Waits up to
       --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
-  calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --from RESULT.json | --published)
-            [--out FILE] [--json] [--check]
+  calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --from RESULT.json|CACHE-DIR | --published)
+            [--params NAME,...] [--out FILE] [--json] [--check]
       Fit the topology's costs (context switch, timer interrupt, hackbench write/read, cache
       refill) and background noise so that simulated runs match measured ones: --real
       measures this machine (cyclictest alone, hackbench alone; Linux, root), --from reads
-      such a measurement (calibrate --real saves it as FILE.real.json), --published uses the
-      seed threads' RB5 tables. Writes the calibrated topology file (--out) and prints each
-      figure measured and simulated with its residual; --check only prints the residuals.
+      such a measurement (calibrate --real saves it as FILE.real.json) or the clean ct-alone
+      runs of a fidelity:real cache directory, --published uses the seed threads' RB5 tables.
+      --params fits only those parameters (the others keep the topology's values). Writes the
+      calibrated topology file (--out) and prints each figure measured and simulated with its
+      residual; --check only prints the residuals.
   analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
@@ -465,7 +467,7 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'calibrate': {
-      const r = parse([...rest], { topology: { type: 'string' }, real: { type: 'boolean' }, from: { type: 'string' }, published: { type: 'boolean' }, seeds: { type: 'string' }, 'quiet-wait': { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' } }, 0, 'calibrate')
+      const r = parse([...rest], { topology: { type: 'string' }, real: { type: 'boolean' }, from: { type: 'string' }, published: { type: 'boolean' }, seeds: { type: 'string' }, 'quiet-wait': { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, params: { type: 'string' } }, 0, 'calibrate')
       const v = r.values
       if (!v.topology) throw new UsageError('calibrate: --topology NAME|FILE is required')
       const sources = [v.real === true, v.from !== undefined, v.published === true].filter(Boolean).length
@@ -479,7 +481,8 @@ export function parseArgs(argv: readonly string[]): Command {
         quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
         out: v.out,
         json: v.json === true,
-        check: v.check === true
+        check: v.check === true,
+        ...(v.params !== undefined ? { params: v.params.split(',').map((x) => x.trim()).filter(Boolean) } : {})
       }
     }
     case 'analyze': {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import type { CliIo } from './io'
 import { InputError } from './args'
 import { parseScenarioText } from './commands'
@@ -19,6 +21,8 @@ export interface CalibrateArgs {
   json: boolean
   /** Only print the residuals of the topology as it is (no fit). */
   check: boolean
+  /** Fit only these parameters of the suite; the others keep the topology's values. */
+  params?: string[]
 }
 
 /**
@@ -30,6 +34,7 @@ export interface CalibrateArgs {
  */
 export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<number> {
   const suite: Suite = SUITES[a.source === 'published' ? 'published' : 'real']
+  for (const n of a.params ?? []) if (!suite.params.some((p) => p.name === n)) throw new InputError(`calibrate --params: "${n}" is not a parameter of the suite "${suite.name}" (${suite.params.map((p) => p.name).join(', ')})`)
   const base = topologyOf(a.topology, io)
   let topology: TopologySpec = base
   const notes: string[] = []
@@ -39,7 +44,7 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
   if (a.source === 'published') {
     targets = metrics.map((m) => ({ name: m.name, real: m.published ?? NaN, weight: m.weight, source: m.source }))
   } else {
-    const real = a.source === 'from' ? readRealResult(a.from!, io) : await measure(plan[0].scenario, a, io)
+    const real = a.source === 'from' ? (isDirectory(a.from!) ? readFidelityCache(a.from!, notes) : readRealResult(a.from!, io)) : await measure(plan[0].scenario, a, io)
     if (a.source === 'real' && a.out) {
       io.writeFile(`${a.out.replace(/\.json$/, '')}.real.json`, JSON.stringify(slimMeasurement(real)) + '\n')
       io.err(`wrote ${a.out.replace(/\.json$/, '')}.real.json (the measurement; calibrate --from it again)\n`)
@@ -47,26 +52,35 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
     targets = metrics.map((m) => ({ name: m.name, real: mean(runsOf(real, m).map(m.read)), weight: m.weight, source: `this machine, ${runsOf(real, m).length} clean run(s)` }))
     const ours = ((plan[0].scenario.workloads as { name: string }[]) ?? []).map((w) => w.name)
     const quiet = runsOf(real, { variant: 'cyclictest alone' } as Metric)
-    const reading = noiseFromReal(quiet, ours, buildCpus(base))
-    // the stalls are fitted, not read: keep the topology's (the fit starts from them, --check uses them)
-    const stalls = { ...(base.noise?.stallPeriodUs !== undefined ? { stallPeriodUs: base.noise.stallPeriodUs } : {}), ...(base.noise?.stallUs !== undefined ? { stallUs: base.noise.stallUs } : {}) }
-    topology = { ...base, noise: { ...reading.noise, ...stalls } }
-    notes.push('background noise read from the real trace\'s other tasks:', ...reading.notes.map((n) => `  ${n}`))
+    if (quiet.some((r) => (r.host as { foreignTasks?: unknown[] } | undefined)?.foreignTasks)) {
+      const reading = noiseFromReal(quiet, ours, buildCpus(base))
+      // the stalls and the timer delay are fitted, not read: keep the topology's (the fit starts
+      // from them, --check uses them)
+      const fitted = Object.fromEntries(FITTED_NOISE.filter((k) => base.noise?.[k] !== undefined).map((k) => [k, base.noise![k]]))
+      topology = { ...base, noise: { ...reading.noise, ...fitted } }
+      notes.push('background noise read from the real trace\'s other tasks:', ...reading.notes.map((n) => `  ${n}`))
+    } else notes.push('the measurement names no other tasks: the topology\'s background noise is kept as it is')
   }
+  // a fidelity cache has no sched_waking figures and no hackbench; calibrate --real does not
+  // measure FIFO against hogs: the figures a measurement lacks are left out
   const bad = targets.filter((t) => !(t.real > 0))
-  if (bad.length > 0) throw new InputError(`calibrate: no measured value for ${bad.map((t) => `"${t.name}"`).join(', ')}`)
-  const params = suite.params
-  const evaluate = (p: Record<string, number>): number[] => evaluateSuite(suite, suite.apply(topology, p), io)
+  if (bad.length === targets.length) throw new InputError(`calibrate: no measured value for ${bad.map((t) => `"${t.name}"`).join(', ')}`)
+  if (bad.length > 0) notes.push(`left out (not in the measurement): ${bad.map((t) => t.name).join(', ')}`)
+  const keep = new Set(targets.filter((t) => t.real > 0).map((t) => t.name))
+  targets = targets.filter((t) => keep.has(t.name))
+  const params = a.params ? suite.params.filter((p) => a.params!.includes(p.name)) : suite.params
+  const evaluate = (p: Record<string, number>): number[] => evaluateSuite(suite, suite.apply(topology, p), io, keep)
   const log = (l: string): void => io.err(`calibrate: ${l}\n`)
   let result: FitResult
   if (a.check) {
-    const sims = evaluateSuite(suite, topology, io)
+    const sims = evaluateSuite(suite, topology, io, keep)
     result = { params: {}, residuals: residualsOf(targets, sims), loss: NaN, evaluations: 1 }
   } else {
     const init = Object.fromEntries(params.map((p) => [p.name, initialValue(topology, p.name, p.init)]))
     result = fit(params.map((p) => ({ ...p, init: init[p.name] })), targets, evaluate, { log })
   }
-  const calibrated = a.check ? topology : describe(suite.apply(topology, result.params), suite, result)
+  const from = a.source === 'from' && isDirectory(a.from!) ? `the clean ${Object.keys(FIDELITY_CASES).join(' and ')} runs of the fidelity:real cache ${a.from}` : suite.description
+  const calibrated = a.check ? topology : describe(suite.apply(topology, result.params), suite, result, from, a.params)
   if (a.out && !a.check) {
     io.writeFile(a.out, JSON.stringify(calibrated, null, 2) + '\n')
     io.err(`wrote ${a.out}\n`)
@@ -139,6 +153,66 @@ function perWorkload(tasks: VariantResult['tasks']): VariantResult['tasks'] {
   return [...by.values()]
 }
 
+/** Noise parameters the fit sets (the rest of the noise is read from a real trace). */
+const FITTED_NOISE = ['stallPeriodUs', 'stallUs', 'sigma', 'timerDelayUs', 'timerDelaySigma'] as const
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The fidelity suite's cases that are variants of the real suite (scripts/fidelity-real/cases.ts):
+ * the lone cyclictest, where the machine's own timer path and noise show unmixed with a load,
+ * and the FIFO cyclictest against hogs, which neither timer slack nor fair competition hides.
+ */
+const FIDELITY_CASES: Record<string, string> = { 'ct-alone': 'cyclictest alone', 'fifo-hogs': 'fifo against hogs' }
+
+/**
+ * The clean runs of `npm run fidelity:real`'s cache directory (fidelity-real-cache/) as a
+ * measurement: its ct-alone case is the suite's "cyclictest alone" (cyclictest -i 2777
+ * --policy other alone, 25 s), fifo-hogs its "fifo against hogs". A cached run keeps its
+ * percentiles and host record, not the trace's tasks: the figures it lacks are left out. When
+ * a case was cached under several definitions (hashes), the one with the latest run counts.
+ */
+export function readFidelityCache(dir: string, notes: string[]): RunOutput {
+  interface Cached { case: string; hash: string; contaminated: boolean; when: string; metrics: Record<string, number>; host: Record<string, unknown> }
+  const runs: Cached[] = []
+  for (const f of readdirSync(dir)) {
+    const id = f.split('--')[0]
+    if (!(id in FIDELITY_CASES) || !f.endsWith('.json')) continue
+    try {
+      runs.push(JSON.parse(readFileSync(join(dir, f), 'utf8')) as Cached)
+    } catch (e) {
+      throw new InputError(`${join(dir, f)}: not JSON: ${(e as Error).message}`)
+    }
+  }
+  const variants: VariantResult[] = []
+  for (const [id, variant] of Object.entries(FIDELITY_CASES)) {
+    const all = runs.filter((r) => r.case === id)
+    if (all.length === 0) continue
+    const latest = all.reduce((a, r) => (r.when > a.when ? r : a))
+    const clean = all.filter((r) => r.hash === latest.hash && !r.contaminated)
+    notes.push(`${dir}: ${id} (${variant}): ${clean.length} clean run(s) of definition ${latest.hash}`)
+    for (const r of clean) {
+      const m = r.metrics
+      const latencyUs = { ...EMPTY_LATENCY, ...(m.p50 !== undefined ? { p50: m.p50, p90: m.p90, p99: m.p99, p99_9: m.p99_9 } : {}) }
+      const name = 'cyclictest'
+      variants.push({
+        name: variant, seed: 0, source: 'real', tasks: [], cpus: [], counters: {}, warnings: [],
+        stats: { simulatedMs: Number(r.host.durationSec ?? 0) * 1000 },
+        workloads: [{ name, type: name, latencyUs, ...(m.timeSec !== undefined ? { timeSec: m.timeSec } : {}) }],
+        host: r.host
+      } as unknown as VariantResult)
+    }
+  }
+  if (variants.length === 0) throw new InputError(`${dir}: no fidelity:real runs of ${Object.keys(FIDELITY_CASES).join(' or ')} (files CASE--HASH--N.json)`)
+  return { variants } as unknown as RunOutput
+}
+
 function readRealResult(path: string, io: CliIo): RunOutput {
   let text: string
   try {
@@ -172,13 +246,17 @@ async function measure(scenario: Record<string, unknown>, a: CalibrateArgs, io: 
   }
 }
 
-/** Every metric of the suite from simulated runs on `topology` (seeds 1..suite.seeds, averaged). */
-export function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo): number[] {
+/**
+ * Every metric of the suite (or those named in `keep`) from simulated runs on `topology`
+ * (seeds 1..suite.seeds, averaged).
+ */
+export function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo, keep?: ReadonlySet<string>): number[] {
   const out: number[] = []
   for (const p of suite.scenarios(topology)) {
     const s: Scenario = parseScenarioText(JSON.stringify({ ...p.scenario, topology }), './calibrate.json', io, {})
     const cache = new Map<string, VariantResult[]>()
     for (const m of p.metrics) {
+      if (keep && !keep.has(m.name)) continue
       let runs = cache.get(m.variant)
       if (!runs) {
         if (!s.variants.some((x) => x.name === m.variant)) throw new Error(`calibration suite: no variant ${m.variant}`)
@@ -194,9 +272,10 @@ export function evaluateSuite(suite: Suite, topology: TopologySpec, io: CliIo): 
   return out
 }
 
-function describe(t: TopologySpec, suite: Suite, r: FitResult): TopologySpec {
+function describe(t: TopologySpec, suite: Suite, r: FitResult, from: string, only?: string[]): TopologySpec {
   const worst = r.residuals.reduce((a, x) => Math.max(a, Math.abs(x.error)), 0)
-  const note = `Calibrated by schedlab calibrate (${suite.name}: ${suite.description}); ${r.residuals.length} figures, worst residual ${(worst * 100).toFixed(0)} %.`
+  const what = only ? ` ${only.join(', ')}` : ''
+  const note = `Calibrated by schedlab calibrate${what} (${suite.name}: ${from}); ${r.residuals.length} figures, worst residual ${(worst * 100).toFixed(0)} %.`
   return { ...t, source: t.source ? `${t.source} ${note}` : note }
 }
 

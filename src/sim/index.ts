@@ -65,6 +65,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
     },
     at: (t, fn) => k.at(t, fn),
     stallCpu: (cpu, ns) => k.stallCpu(cpu, ns),
+    timerDelay: (meanNs, sigma) => k.setTimerDelay(meanNs, sigma),
     coalesce: cfg.coalesce
   }
   for (const w of workloads) w.setup(host)

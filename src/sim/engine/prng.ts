@@ -48,6 +48,19 @@ export class Prng {
   }
 }
 
+/**
+ * A lognormal draw of mean 1 and log-spread `sigma` (Box-Muller on two uniforms of `next`, the
+ * first one taken as 1 - u so that it is never 0): the shape of the noise's sections, stalls and
+ * timer delivery delays.
+ */
+export function lognormalMean1(next: () => number, sigma: number): number {
+  if (sigma === 0) return 1
+  const u = 1 - next()
+  const v = next()
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
+  return Math.exp(sigma * z - (sigma * sigma) / 2)
+}
+
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0
 }

@@ -13,7 +13,7 @@
 import { EventQueue } from '../engine/event-queue'
 // eq.pushKeyed slots (one live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu,
 // FAIR_SERVER 3n+cpu, TIMER 4n+task
-import { Prng } from '../engine/prng'
+import { Prng, lognormalMean1 } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
 import type { LatencyBatches } from '../metrics/batches'
 import type { Topology, IdleStateSpec } from './topology-types'
@@ -276,6 +276,9 @@ export class Kernel implements TaskContext {
   /** Until when each CPU executes nothing (a vCPU stall); anyStall: some stall happened. */
   stallUntil: Float64Array
   private anyStall = false
+  /** Timer delivery delay of a virtual machine (setTimerDelay): mean ns (0 = none), log-spread. */
+  private timerDelayNs = 0
+  private timerDelaySigma = 1
   mode: Uint8Array
   cpuRate: Float64Array
   segStart: Float64Array
@@ -1519,7 +1522,7 @@ export class Kernel implements TaskContext {
         this.timerCpu[t] = cpu
         this.state[t] = TASK_SLEEPING
         const slack = this.timerSlack(t)
-        this.eq.pushKeyed(4 * this.ncpus + t, arg + slack, EV_TIMER, t, ++this.timerGen[t], this.now)
+        this.eq.pushKeyed(4 * this.ncpus + t, arg + slack + this.timerDelay(), EV_TIMER, t, ++this.timerGen[t], this.now)
         if (slack > 0) this.linkSlackTimer(cpu, t, arg + slack)
         this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
         this.schedule(cpu)
@@ -1595,6 +1598,23 @@ export class Kernel implements TaskContext {
     if (eq.size === 0 || eq.peekTime() > endNs) this.now = Math.max(this.now, endNs)
     this.finish()
     return this.now
+  }
+
+  /**
+   * Timer delivery of a virtual machine: the guest's hrtimer is emulated by the hypervisor, whose
+   * own timer and interrupt injection fire late by a varying amount. From now on every hrtimer
+   * sleep fires a lognormal time (mean `meanNs`, log-spread `sigma`) after its hard expiry; the
+   * vCPU runs its task meanwhile.
+   */
+  setTimerDelay(meanNs: number, sigma: number): void {
+    this.timerDelayNs = Math.max(0, meanNs)
+    this.timerDelaySigma = sigma
+  }
+
+  /** The delivery delay of one hrtimer expiry (none on bare metal), integer ns. */
+  private timerDelay(): number {
+    if (this.timerDelayNs === 0) return 0
+    return Math.round(lognormalMean1(() => this.rng.next(), this.timerDelaySigma) * this.timerDelayNs)
   }
 
   /**

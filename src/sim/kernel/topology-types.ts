@@ -97,6 +97,10 @@ export interface BackgroundNoiseSpec {
   /** vCPU stalls (a virtual machine's host runs something else): mean interval per CPU, 0 = none. */
   stallPeriodUs?: number
   stallUs?: number
+  /** Timer delivery delay of a virtual machine: mean after each hrtimer's hard expiry, 0 = none. */
+  timerDelayUs?: number
+  /** Its spread (sigma of the log; lognormal). */
+  timerDelaySigma?: number
 }
 
 export interface TopologySpec {

@@ -142,7 +142,9 @@ const NOISE_PARAMS = {
   kthreadRunUs: z.number().min(0).max(1e8).meta(d(`Mean length of a section (lognormal, spread \`sigma\`), microseconds at capacity 1024. Default ${N.kthreadRunUs}`)),
   sigma: z.number().min(0).max(4).meta(d(`Spread (sigma of the logarithm) of the kernel threads' sections and of the stalls; 0 = all equal to the mean. Default ${N.sigma}`)),
   stallPeriodUs: z.number().min(0).max(1e10).meta(d(`vCPU stalls of a virtual machine: mean time between two stalls of one CPU (exponential), microseconds; 0 = none. During a stall the CPU executes nothing: its task, interrupts and wakeups wait. Default ${N.stallPeriodUs}`)),
-  stallUs: z.number().min(0).max(1e8).meta(d(`Mean length of a vCPU stall (lognormal, spread \`sigma\`), microseconds. Default ${N.stallUs}`))
+  stallUs: z.number().min(0).max(1e8).meta(d(`Mean length of a vCPU stall (lognormal, spread \`sigma\`), microseconds. Default ${N.stallUs}`)),
+  timerDelayUs: z.number().min(0).max(1e6).meta(d(`Timer delivery of a virtual machine (the hypervisor's timer and interrupt injection): every hrtimer sleep fires a lognormal time of this mean after its hard expiry (requested time + slack), on every CPU, microseconds; 0 = none. Default ${N.timerDelayUs}`)),
+  timerDelaySigma: z.number().min(0).max(4).meta(d(`Spread (sigma of the logarithm) of the timer delivery delay; 0 = always \`timerDelayUs\`. Default ${N.timerDelaySigma}`))
 }
 const NOISE_FIELDS = Object.fromEntries(Object.entries(NOISE_PARAMS).map(([k, v]) => [k, v.default((N as Record<string, number>)[k])])) as {
   [K in keyof typeof NOISE_PARAMS]: z.ZodDefault<(typeof NOISE_PARAMS)[K]>

@@ -143,6 +143,8 @@ export interface NoiseWorkload extends WorkloadCommon {
   sigma: number
   stallPeriodUs: number
   stallUs: number
+  timerDelayUs: number
+  timerDelaySigma: number
 }
 
 /** Defaults of the noise workload (and of a topology's background noise). */
@@ -150,5 +152,5 @@ export const NOISE_DEFAULTS = Object.freeze({
   perCpu: 1, perCpuPeriodUs: 4000, perCpuRunUs: 30,
   daemons: 4, daemonPeriodUs: 100000, daemonRunUs: 800,
   kthreads: 0, kthreadPeriodUs: 100000, kthreadRunUs: 500,
-  sigma: 1, stallPeriodUs: 0, stallUs: 0
+  sigma: 1, stallPeriodUs: 0, stallUs: 0, timerDelayUs: 0, timerDelaySigma: 1
 })

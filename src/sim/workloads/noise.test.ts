@@ -60,3 +60,36 @@ describe('background noise of a topology', () => {
     expect(own.workloads.map((w) => w.name)).toEqual(['h', 'mine'])
   })
 })
+
+describe('background noise: timer delivery delay of a virtual machine', () => {
+  // one idle CPU, an RT cyclictest: without a delay every wakeup costs the same (a flat line);
+  // with one, latency - that line is the delay itself, lognormal of the given mean and spread
+  const run = (over: Partial<Record<keyof typeof NOISE_DEFAULTS, number>>, seed = 1) =>
+    simulate(scenario({ durationMs: 20_000, workloads: [rt, noise(over)] }), 0, seed).workloads[0].latencyUs
+  const flat = run({})
+  it('without it the timer path is a constant', () => {
+    expect(flat.p99_9).toBeCloseTo(flat.p50, 1)
+  })
+  it('every expiry is delivered a lognormal time late: median mean*exp(-s^2/2), p90 and p99 its quantiles', () => {
+    const mean = 20
+    const sigma = 0.5
+    const l = run({ timerDelayUs: mean, timerDelaySigma: sigma })
+    const median = mean * Math.exp(-(sigma * sigma) / 2)
+    const q = (z: number): number => median * Math.exp(z * sigma)
+    const near = (x: number, want: number): void => expect(Math.abs(x / want - 1)).toBeLessThan(0.08)
+    near(l.p50 - flat.p50, median)
+    near(l.p90 - flat.p50, q(1.2816))
+    near(l.p99 - flat.p50, q(2.3263))
+    near(l.avg - flat.avg, mean)
+    expect(l.min - flat.min).toBeLessThan(l.p50 - flat.p50)
+  })
+  it('spread 0 delays every expiry by the mean; other seeds draw other delays', () => {
+    const l = run({ timerDelayUs: 15, timerDelaySigma: 0 })
+    expect(l.p50 - flat.p50).toBeCloseTo(15, 0)
+    expect(l.p99_9 - flat.p50).toBeCloseTo(15, 0)
+    const a = run({ timerDelayUs: 20, timerDelaySigma: 0.8 }, 1)
+    const b = run({ timerDelayUs: 20, timerDelaySigma: 0.8 }, 2)
+    expect(a.max).not.toBe(b.max)
+    expect(run({ timerDelayUs: 20, timerDelaySigma: 0.8 }, 1)).toEqual(a)
+  })
+})

@@ -2,6 +2,7 @@ import type { TaskContext, TaskProgram } from '../kernel/api'
 import type { NoiseWorkload } from '../scenario/workload-specs'
 import type { WorkloadHost, WorkloadInstance } from './types'
 import { commonAttrs, delayNs } from './common'
+import { lognormalMean1 } from '../engine/prng'
 
 /**
  * Background activity of a live system. Real boards run kworkers, RCU and softirq threads,
@@ -10,7 +11,9 @@ import { commonAttrs, delayNs } from './common'
  * - unbound daemons: rarer, longer bursts of user code;
  * - unbound kernel threads with long unpreemptible sections (kdamond, kswapd): nothing
  *   preempts a section under preempt none/voluntary;
- * - vCPU stalls (a virtual machine's host runs something else): the CPU executes nothing.
+ * - vCPU stalls (a virtual machine's host runs something else): the CPU executes nothing;
+ * - the timer delivery delay of a virtual machine (the hypervisor's hrtimer and interrupt
+ *   injection): every hrtimer sleep fires a lognormal time after its hard expiry.
  * Sleeps and bursts are exponential, sections and stalls lognormal (spread `sigma`), drawn from
  * the run's seeded PRNG, so seeds give different but reproducible noise. Their own latencies
  * are not part of any measured distribution.
@@ -43,13 +46,8 @@ function exponential(k: TaskContext): number {
   return -Math.log(1 - k.random())
 }
 
-/** A lognormal draw of mean 1 and log-spread sigma (Box-Muller). */
 function lognormal(k: TaskContext, sigma: number): number {
-  if (sigma === 0) return 1
-  const u = 1 - k.random()
-  const v = k.random()
-  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
-  return Math.exp(sigma * z - (sigma * sigma) / 2)
+  return lognormalMean1(() => k.random(), sigma)
 }
 
 export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstance {
@@ -73,6 +71,7 @@ export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstanc
         const attrs = { ...commonAttrs(spec, index, `kthread-${i}`, start), recordLatency: false, kthread: true }
         host.createTask(attrs, new NoiseThread(spec.kthreadPeriodUs * 1000, spec.kthreadRunUs * 1000, true, spec.sigma ?? 1))
       }
+      if ((spec.timerDelayUs ?? 0) > 0) host.timerDelay(spec.timerDelayUs * 1000, spec.timerDelaySigma ?? 1)
       if ((spec.stallPeriodUs ?? 0) > 0 && (spec.stallUs ?? 0) > 0) {
         const k = host.ctx
         for (const cpu of cpus) {

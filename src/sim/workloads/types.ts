@@ -34,6 +34,11 @@ export interface WorkloadHost {
   /** A vCPU stall: cpu executes nothing for `ns` from now (its task, interrupts, wakeups wait). */
   stallCpu(cpu: number, ns: number): void
   /**
+   * Timer delivery of a virtual machine: from now on every hrtimer sleep fires a lognormal time
+   * (mean `meanNs`, log-spread `sigma`) after its hard expiry (requested time + slack).
+   */
+  timerDelay(meanNs: number, sigma: number): void
+  /**
    * kernel.coalesce: run operations that wake and block no one as one run of their summed
    * work (false: one by one, the validation mode).
    */

@@ -170,6 +170,13 @@ export abstract class BatchWorker implements TaskProgram {
   }
 }
 
+/** Ring buffers the writes planned for pipe `c` (lazyWrites) may still open: after the head page's room. */
+function pagesAhead(c: Channel): number {
+  const free = c.slots === 0 ? 0 : c.perPage - c.headUsed
+  const over = c.lazyWrites - free
+  return over > 0 ? Math.ceil(over / c.perPage) : 0
+}
+
 /** How many offsets j in lo..hi (lo >= 0) are congruent to d modulo f (0 <= d < f). */
 function countOn(d: number, f: number, lo: number, hi: number): number {
   let r = (d - lo) % f
@@ -246,6 +253,26 @@ export class BatchSender extends BatchWorker {
     if (ch.room() <= ch.lazyWrites || ch.writers.size > 0 || this.waited) this.syncOthers(k, ch)
   }
   protected plan(k: TaskContext, ch: Channel): number {
+    const n = this.planWrites(k, ch)
+    this.fillsRings(k, n)
+    return n
+  }
+
+  /**
+   * A pipe's reader batches its reads while writers wait as long as the ring cannot fill up
+   * (BatchReceiver.readsSilently). A plan that may fill a ring with waiting writers ends the
+   * reader's batch at its read in flight, whose completion then decides the wakeup.
+   */
+  private fillsRings(k: TaskContext, n: number): void {
+    const fds = this.group.channels.length
+    for (let d = 0; d < fds && d < n; d++) {
+      const c = this.channelAt(d)
+      const r = c.receiver
+      if (r !== null && c.pipe && c.writers.size > 0 && c.slots + pagesAhead(c) >= c.maxSlots) r.cut(k, c)
+    }
+  }
+
+  private planWrites(k: TaskContext, ch: Channel): number {
     ch.place(this.waited)
     if (ch.room() < ch.lazyWrites) {
       // our write took room others' batches counted on
@@ -354,14 +381,27 @@ export class BatchReceiver extends BatchWorker {
     return ch.readers
   }
   protected silent(ch: Channel): boolean {
-    return ch.writers.size === 0
+    // pipe_read wakes a writer only when it frees a buffer of a full ring (reads only free
+    // buffers); a socket's read may wake them whenever they wait (unix_writable)
+    return ch.writers.size === 0 || (ch.pipe && ch.slots < ch.maxSlots)
   }
   protected prepare(k: TaskContext, ch: Channel): void {
     this.syncOthers(k, ch)
   }
   protected plan(_k: TaskContext, ch: Channel): number {
-    if (!this.silent(ch)) return 1
+    if (!this.readsSilently(ch)) return 1
     return Math.max(1, Math.min(MAX_BATCH, ch.committed, this.left()))
+  }
+  /**
+   * Will every read of a batch planned now complete silently? With writers waiting on a pipe
+   * (one read freed a buffer and woke one of them), yes while the buffers in use plus those the
+   * planned writes may still open stay below the ring's size: reads and the planned writes
+   * beginning never raise that sum, only a writer's plan does, and one that reaches the ring's
+   * size ends this batch (BatchSender.fillsRings).
+   */
+  private readsSilently(ch: Channel): boolean {
+    if (ch.writers.size === 0) return true
+    return ch.pipe && ch.slots + pagesAhead(ch) < ch.maxSlots
   }
   protected complete(k: TaskContext): void {
     this.ch.consume(k)

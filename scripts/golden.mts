@@ -1,10 +1,10 @@
 /**
- * `npm run golden:update`: regenerate src/sim/golden/digests.json (the result digests the
+ * `npm run golden:update`: regenerate src/golden/digests.json (the result digests the
  * golden test pins). Run it only when model behaviour changed on purpose, and say why in the
  * commit. `npm run golden:update -- --check` only reports what moved.
  */
 import { writeFileSync } from 'node:fs'
-import { GOLDEN_FILE, goldenCases, readGolden, runGolden } from '../src/sim/golden/cases'
+import { GOLDEN_FILE, goldenCases, readGolden, runGolden } from '../src/golden/cases'
 
 const check = process.argv.includes('--check')
 const old = readGolden()

@@ -1,6 +1,6 @@
 /**
  * The throughput scenarios of `npm run bench` (scripts/bench.mts), shared with the golden
- * digests (src/sim/golden) so that the hot paths the bench measures are also pinned.
+ * digests (src/golden) so that the hot paths the bench measures are also pinned.
  */
 import type { QuickScenario } from './testing'
 import type { TopologySpec } from './kernel/topology-types'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { simulate, simulateDetailed } from '../index'
-import { digestOf, goldenCases, readGolden } from '../golden/cases'
+import { digestOf, goldenCases, readGolden } from '../../golden/cases'
 import { quickScenario } from '../testing'
 import { allReasonCodes, Recorder } from './recorder'
 

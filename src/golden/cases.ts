@@ -4,17 +4,19 @@
  * (digests.json) pin the model's behaviour: an optimization must leave them byte-identical; a
  * deliberate change of behaviour regenerates them (`npm run golden:update`) in its commit.
  *
- * Node-only (reads the presets); used by golden.test.ts and scripts/golden.mts.
+ * Node-only (reads the presets and the digests file), so it lives beside src/sim rather than
+ * in it, whose model does no I/O; used by golden.test.ts, the recorder's test and
+ * scripts/golden.mts.
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { simulate } from '../index'
-import { expandRuns, parseScenario, type Scenario } from '../scenario'
-import { quickScenario } from '../testing'
-import { listPresets } from '../../main/services/presets'
-import { BENCH_SCENARIOS } from '../bench-scenarios'
-import type { VariantResult } from '../../shared/result'
+import { simulate } from '../sim/index'
+import { expandRuns, parseScenario, type Scenario } from '../sim/scenario'
+import { quickScenario } from '../sim/testing'
+import { listPresets } from '../main/services/presets'
+import { BENCH_SCENARIOS } from '../sim/bench-scenarios'
+import type { VariantResult } from '../shared/result'
 
 export const GOLDEN_FILE = fileURLToPath(new URL('./digests.json', import.meta.url))
 export const GOLDEN_UPDATE_COMMAND = 'npm run golden:update'

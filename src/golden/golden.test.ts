@@ -18,7 +18,7 @@ describe('golden digests', () => {
     const stale = Object.keys(golden).filter((id) => !cases.some((c) => c.id === id))
     const msg =
       `results changed for ${moved.length} case(s)${stale.length ? `, ${stale.length} stale entr(ies): ${stale.join(', ')}` : ''}:\n  ${moved.join('\n  ')}\n` +
-      `If you changed model behaviour on purpose, run \`${GOLDEN_UPDATE_COMMAND}\` and commit src/sim/golden/digests.json ` +
+      `If you changed model behaviour on purpose, run \`${GOLDEN_UPDATE_COMMAND}\` and commit src/golden/digests.json ` +
       'saying why in the message; otherwise this is a bug (an optimization must keep results byte-identical).'
     expect(moved.length === 0 && stale.length === 0, msg).toBe(true)
   })

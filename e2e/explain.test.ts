@@ -5,26 +5,23 @@
  * as a Perfetto trace. Screenshots go to artifacts/ (README's docs/screenshots/timeline*.png are copies).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { ensureBuilt } from '../src/cli/serve'
 import { readPreset } from '../src/main/services/sim-adapter'
 import { explainSample } from '../src/sim/explain'
 import { expandRuns, parseScenario } from '../src/sim/scenario'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
-import { ARTIFACTS, Workbench } from './workbench-ui'
+import { WorkbenchHost, chromiumMissing } from './host'
+import { ARTIFACTS, Workbench, openWorkbench } from './workbench-ui'
 
 const missing = chromiumMissing()
 const PRESET = 'cyclictest-hackbench-dd-neglag-rb5'
 const VARIANT = 'tip 8/20 ms'
 
 describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => {
-  let serve: ServeProcess
-  let browser: Browser
+  let host: WorkbenchHost
   let page: Page
-  let dataDir: string
   let ui: Workbench
   let text: string
   const pageErrors: string[] = []
@@ -32,23 +29,14 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
     ensureBuilt()
-    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-explain-'))
+    host = new WorkbenchHost('schedlab-e2e-explain-')
     text = (await readPreset(PRESET)).text
-    serve = await startServe(dataDir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, acceptDownloads: true })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
-    page = await context.newPage()
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(serve.url)
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
-    ui = new Workbench(page, (t) => page.evaluate((x) => navigator.clipboard.writeText(x), t))
+    await host.start()
+    ;({ page, ui } = await openWorkbench(host.browser, host.url, { width: 1600, height: 1000 }, pageErrors))
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await serve?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await host?.stop()
   })
 
   it('one click on the cyclictest maximum shows its timeline and the explanation schedlab explain gives', async () => {

@@ -69,6 +69,54 @@ export function electronBinary(): string | null {
   return existsSync(bin) ? bin : null
 }
 
+/**
+ * What every browser test starts from: a fresh data folder, `schedlab serve` on it and a
+ * headless Chromium. Construct it first (the folder exists at once), then start(): stop()
+ * undoes whatever was started, also after a start that failed half way.
+ */
+export class WorkbenchHost {
+  readonly dataDir: string
+  private serveProc: ServeProcess | null = null
+  private chromiumBrowser: Browser | null = null
+
+  constructor(prefix: string) {
+    this.dataDir = mkdtempSync(join(tmpdir(), prefix))
+  }
+
+  async start(): Promise<this> {
+    this.serveProc = await startServe(this.dataDir)
+    this.chromiumBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    return this
+  }
+
+  get serve(): ServeProcess {
+    if (!this.serveProc) throw new Error('WorkbenchHost: not started')
+    return this.serveProc
+  }
+
+  get browser(): Browser {
+    if (!this.chromiumBrowser) throw new Error('WorkbenchHost: not started')
+    return this.chromiumBrowser
+  }
+
+  get url(): string {
+    return this.serve.url
+  }
+
+  /** A restart of `schedlab serve` on the same data folder (what a user's restart keeps). */
+  async restartServe(): Promise<void> {
+    await this.serveProc?.stop()
+    this.serveProc = null
+    this.serveProc = await startServe(this.dataDir)
+  }
+
+  async stop(): Promise<void> {
+    await this.chromiumBrowser?.close()
+    await this.serveProc?.stop()
+    rmSync(this.dataDir, { recursive: true, force: true })
+  }
+}
+
 export interface LaunchedWorkbench {
   serve: ServeProcess
   browser: Browser
@@ -78,9 +126,14 @@ export interface LaunchedWorkbench {
 
 /** `schedlab serve` on a fresh data folder and Chromium on its page, ready; close() undoes all of it. */
 export async function launchWorkbench(prefix: string): Promise<LaunchedWorkbench> {
-  const dataDir = mkdtempSync(join(tmpdir(), prefix))
-  const serve = await startServe(dataDir)
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  const host = new WorkbenchHost(prefix)
+  try {
+    await host.start()
+  } catch (e) {
+    await host.stop()
+    throw e
+  }
+  const { serve, browser } = host
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
   const page = await context.newPage()
@@ -88,10 +141,6 @@ export async function launchWorkbench(prefix: string): Promise<LaunchedWorkbench
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
   return {
     serve, browser, page,
-    close: async () => {
-      await browser.close()
-      await serve.stop()
-      rmSync(dataDir, { recursive: true, force: true })
-    }
+    close: () => host.stop()
   }
 }

@@ -5,13 +5,12 @@
  * compiler), the real parts skip and say why; the trace import runs everywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { ensureBuilt } from '../src/cli/serve'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, ROOT, startServe, type ServeProcess } from './host'
-import { ARTIFACTS, Workbench } from './workbench-ui'
+import { WorkbenchHost, chromiumMissing, ROOT } from './host'
+import { ARTIFACTS, Workbench, openWorkbench } from './workbench-ui'
 import { realTestSkipReason } from '../src/real/testing'
 
 const missing = chromiumMissing()
@@ -29,32 +28,21 @@ const SCENARIO = JSON.stringify({
 }, null, 2)
 
 describe.skipIf(missing !== null)('real runs and trace import in the workbench', () => {
-  let serve: ServeProcess
-  let browser: Browser
+  let host: WorkbenchHost
   let page: Page
-  let dataDir: string
   let ui: Workbench
 
   beforeAll(async () => {
     ensureBuilt()
-    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-real-'))
+    host = new WorkbenchHost('schedlab-e2e-real-')
     // the test asserts plumbing, not quiet-machine figures: no wait for quiet
     process.env.SCHEDLAB_REAL_QUIET_WAIT_S = '0'
-    serve = await startServe(dataDir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })
-    page = await context.newPage()
-    page.on('dialog', (d) => void d.accept())
-    await page.goto(serve.url)
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
-    ui = new Workbench(page, (t) => page.evaluate((x) => navigator.clipboard.writeText(x), t))
+    await host.start()
+    ;({ page, ui } = await openWorkbench(host.browser, host.url))
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await serve?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await host?.stop()
   })
 
   it(`the Real button says whether this machine can run scenarios for real${realWhy ? ` (it cannot: ${realWhy})` : ''}`, async () => {

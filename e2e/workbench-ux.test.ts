@@ -6,26 +6,23 @@
  * with their scenario difference. Every step waits for the state it needs, never for time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/serve'
 import { readPreset } from '../src/main/services/sim-adapter'
 import { textHash } from '../src/shared/text-hash'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
+import { WorkbenchHost, chromiumMissing } from './host'
 import { ARTIFACTS, Workbench, editJson, openWorkbench, pngPixels } from './workbench-ui'
 
 const missing = chromiumMissing()
 const PRESET = 'cyclictest-hackbench-rb5'
 
 describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab serve)', () => {
-  let serve: ServeProcess
-  let browser: Browser
+  let host: WorkbenchHost
   let page: Page
   let ui: Workbench
-  let dataDir: string
   /** The preset, shortened: 4 variants, noise + cyclictest + hackbench. */
   let base: string
   const pageErrors: string[] = []
@@ -33,17 +30,14 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
     ensureBuilt()
-    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-ux-'))
+    host = new WorkbenchHost('schedlab-ux-')
     base = editJson(editJson(editJson((await readPreset(PRESET)).text, ['durationMs'], 300), ['seeds'], 1), ['name'], 'ux')
-    serve = await startServe(dataDir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-    ;({ page, ui } = await openWorkbench(browser, serve.url, { width: 1440, height: 900 }, pageErrors))
+    await host.start()
+    ;({ page, ui } = await openWorkbench(host.browser, host.url, { width: 1440, height: 900 }, pageErrors))
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await serve?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await host?.stop()
   })
 
   const variantsOf = (text: string) => (parseJsonc(text) as { variants: { name: string }[] }).variants.map((v) => v.name)
@@ -341,7 +335,7 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
   it('fits 1024x700 and 1920x1080: every table and chart reachable, the editor wraps its lines, splitters are remembered', async () => {
     const runId = (await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id'))!
     for (const viewport of [{ width: 1024, height: 700 }, { width: 1920, height: 1080 }]) {
-      const { page: p } = await openWorkbench(browser, serve.url, viewport, pageErrors)
+      const { page: p } = await openWorkbench(host.browser, host.url, viewport, pageErrors)
       await p.locator(`[data-testid="history-item"][data-run-id="${runId}"] .run-name`).click()
       await expect.poll(() => p.getByTestId('results-table').isVisible()).toBe(true)
       await expect.poll(() => p.getByTestId('latency-chart').getAttribute('data-drawn')).toBe('true')
@@ -384,7 +378,7 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
     const want = [await layout.getAttribute('data-history-px'), await layout.getAttribute('data-editor-pct')]
     // saved when the drag ends: wait until the host has confirmed it, then open the window again
     await expect.poll(() => layout.getAttribute('data-saved')).toBe(want.join(' '))
-    const { page: again } = await openWorkbench(browser, serve.url, { width: 1440, height: 900 }, pageErrors)
+    const { page: again } = await openWorkbench(host.browser, host.url, { width: 1440, height: 900 }, pageErrors)
     await expect.poll(async () => [await again.getByTestId('layout').getAttribute('data-history-px'), await again.getByTestId('layout').getAttribute('data-editor-pct')]).toEqual(want)
     await again.context().close()
     expect(pageErrors).toEqual([])

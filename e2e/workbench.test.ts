@@ -4,16 +4,15 @@
  * Screenshots of the editor, results and comparison go to artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { SCHED_FEATURES } from '../src/sim/kernel/features'
 import { parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/serve'
 import { pngSize } from '../src/main/services/export'
 import { listPresets, readPreset } from '../src/main/services/sim-adapter'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, startServe, type ServeProcess } from './host'
+import { WorkbenchHost, chromiumMissing } from './host'
 import { ARTIFACTS, Workbench, editJson, openWorkbench } from './workbench-ui'
 
 const missing = chromiumMissing()
@@ -22,10 +21,8 @@ const missing = chromiumMissing()
 const RUN_MS = Number(process.env.SCHEDLAB_E2E_RUN_MS ?? 1000)
 
 describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve', () => {
-  let serve: ServeProcess
-  let browser: Browser
+  let host: WorkbenchHost
   let page: Page
-  let dataDir: string
   let presetId: string
   let scenarioText: string
   let variants: string[]
@@ -34,7 +31,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
 
   /** A fresh context on the workbench; `ui` follows the newest page. */
   async function openPage(url: string): Promise<Page> {
-    const opened = await openWorkbench(browser, url, { width: 1440, height: 900 }, pageErrors)
+    const opened = await openWorkbench(host.browser, url, { width: 1440, height: 900 }, pageErrors)
     ui = opened.ui
     return opened.page
   }
@@ -42,7 +39,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
     ensureBuilt()
-    dataDir = mkdtempSync(join(tmpdir(), 'schedlab-e2e-'))
+    host = new WorkbenchHost('schedlab-e2e-')
     const presets = await listPresets()
     expect(presets.length, 'resources/scenarios has no presets').toBeGreaterThan(0)
     presetId = (presets.find((p) => p.id === 'cyclictest-hackbench-rb5') ?? presets.find((p) => /cyclictest/.test(p.id)) ?? presets[0]).id
@@ -58,15 +55,12 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     }
     scenarioText = text
     variants = ((parseJsonc(text) as { variants: { name: string }[] }).variants).map((v) => v.name)
-    serve = await startServe(dataDir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-    page = await openPage(serve.url)
+    await host.start()
+    page = await openPage(host.url)
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await serve?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await host?.stop()
   })
 
   it('opens a preset and edits it in Monaco', async () => {
@@ -184,7 +178,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     // the previous test's run must be listed in the history before we count it
     await ui.waitLastRunListed()
     const before = await ui.historyNames()
-    const last = JSON.parse(readFileSync(join(dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
+    const last = JSON.parse(readFileSync(join(host.dataDir, 'runs', `${await page.locator('[data-testid="history-item"]').first().getAttribute('data-run-id')}.json`), 'utf8')) as { wallMs: number; durationMs: number }
     // A run long enough to take a minute at the speed just measured.
     const longMs = Math.min(3_600_000, Math.ceil((60_000 * last.durationMs) / Math.max(1, last.wallMs)))
     // It is canceled long before the event limit matters.
@@ -231,7 +225,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await ui.waitValidatedCurrent()).toMatch(/✓/)
 
     // Open through the browser's file picker.
-    const file = join(dataDir, 'picked.json')
+    const file = join(host.dataDir, 'picked.json')
     writeFileSync(file, scenarioText)
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-button').click()])
     await chooser.setFiles(file)
@@ -245,7 +239,7 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     expect(await page.getByTestId('dirty-indicator').isVisible()).toBe(true)
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('ControlOrMeta+S')])
     expect(download.suggestedFilename()).toBe('picked.json')
-    const saved = join(dataDir, 'saved.json')
+    const saved = join(host.dataDir, 'saved.json')
     await download.saveAs(saved)
     expect(readFileSync(saved, 'utf8')).toBe(edited)
     await expect.poll(() => page.getByTestId('dirty-indicator').isVisible()).toBe(false)
@@ -260,9 +254,8 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     const before = await ui.historyNames()
     const theme = await page.evaluate(() => document.documentElement.dataset.theme)
     await page.close()
-    await serve.stop()
-    serve = await startServe(dataDir)
-    page = await openPage(serve.url)
+    await host.restartServe()
+    page = await openPage(host.url)
     await expect.poll(() => ui.historyNames()).toEqual(before)
     expect(await page.locator('[data-testid="history-item"].baseline').count()).toBe(1)
     await page.locator('[data-testid="history-item"] .run-name').first().click()
@@ -275,13 +268,13 @@ describe.skipIf(missing !== null)('workbench in Chromium through schedlab serve'
     const items = page.locator('[data-testid="history-item"]')
     const count = await items.count()
     const victim = (await items.last().getAttribute('data-run-id'))!
-    writeFileSync(join(dataDir, 'runs', `${victim}.json`), '{"format": 1, "id": "trunc')
+    writeFileSync(join(host.dataDir, 'runs', `${victim}.json`), '{"format": 1, "id": "trunc')
     await items.last().locator('.run-name').click()
     const panel = page.getByTestId('error-panel')
     await expect.poll(() => panel.textContent()).toContain('moved to')
     expect(await panel.textContent()).toContain(`${victim}.json`)
     await expect.poll(() => items.count()).toBe(count - 1)
-    expect(readdirSync(join(dataDir, 'runs', 'corrupt')).some((f) => f.startsWith(`${victim}.json`))).toBe(true)
+    expect(readdirSync(join(host.dataDir, 'runs', 'corrupt')).some((f) => f.startsWith(`${victim}.json`))).toBe(true)
     await items.first().locator('.run-name').click()
     await expect.poll(() => page.getByTestId('results-table').textContent()).toContain('Maximum (us)')
   })

@@ -49,14 +49,14 @@ export class Prng {
 }
 
 /**
- * A lognormal draw of mean 1 and log-spread `sigma` (Box-Muller on two uniforms of `next`, the
+ * A lognormal draw of mean 1 and log-spread `sigma` (Box-Muller on two uniforms of `src.random()`, the
  * first one taken as 1 - u so that it is never 0): the shape of the noise's sections, stalls and
  * timer delivery delays.
  */
-export function lognormalMean1(next: () => number, sigma: number): number {
+export function lognormalMean1(src: { random(): number }, sigma: number): number {
   if (sigma === 0) return 1
-  const u = 1 - next()
-  const v = next()
+  const u = 1 - src.random()
+  const v = src.random()
   const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
   return Math.exp(sigma * z - (sigma * sigma) / 2)
 }

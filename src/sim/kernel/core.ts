@@ -279,8 +279,6 @@ export class Kernel implements TaskContext {
   /** Timer delivery delay of a virtual machine (setTimerDelay): mean ns (0 = none), log-spread. */
   private timerDelayNs = 0
   private timerDelaySigma = 1
-  /** The run's random source as a function, bound once (no closure per hrtimer sleep). */
-  private readonly rngNext = (): number => this.rng.next()
   mode: Uint8Array
   cpuRate: Float64Array
   segStart: Float64Array
@@ -1616,7 +1614,7 @@ export class Kernel implements TaskContext {
   /** The delivery delay of one hrtimer expiry (none on bare metal), integer ns. */
   private timerDelay(): number {
     if (this.timerDelayNs === 0) return 0
-    return Math.round(lognormalMean1(this.rngNext, this.timerDelaySigma) * this.timerDelayNs)
+    return Math.round(lognormalMean1(this, this.timerDelaySigma) * this.timerDelayNs)
   }
 
   /**

@@ -47,7 +47,7 @@ function exponential(k: TaskContext): number {
 }
 
 function lognormal(k: TaskContext, sigma: number): number {
-  return lognormalMean1(() => k.random(), sigma)
+  return lognormalMean1(k, sigma)
 }
 
 export function createNoise(spec: NoiseWorkload, index: number): WorkloadInstance {

@@ -189,6 +189,11 @@ function fmtMetrics(m: Metrics): string {
   return Object.entries(m).map(([k, v]) => `${k} ${fmt(v!)}`).join(', ')
 }
 
+/** A CPU share is read to a thousandth of a point: its real range is that narrow. */
+function fmtM(m: Metric, x: number): string {
+  return m === 'sharePct' && Number.isFinite(x) ? x.toFixed(3) : fmt(x)
+}
+
 function fmt(x: number): string {
   if (!Number.isFinite(x)) return '-'
   return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(x >= 1 ? 2 : 3)
@@ -247,17 +252,19 @@ function direction(a: Range, b: Range): '+' | '-' | '=' {
 }
 
 /**
- * The simulated direction: + or - when the mean moves beyond 10 % (and 1 us) and the per-seed
- * values of the two cases do not overlap (the rule of the real side: a change inside the seeds'
- * own spread is no effect); = otherwise.
+ * The simulated direction: + or - when the mean moves beyond 10 % (and, for a latency, 1 us)
+ * and the per-seed values of the two cases do not overlap (the rule of the real side: a change
+ * inside the seeds' own spread is no effect); = otherwise.
  */
 function simDirection(a: SimCase, b: SimCase, m: Metric): '+' | '-' | '=' {
   const ma = a.mean[m]!
   const mb = b.mean[m]!
   const xa = a.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
   const xb = b.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
-  if (mb > ma * 1.1 && mb - ma > 1 && Math.min(...xb) > Math.max(...xa)) return '+'
-  if (mb < ma / 1.1 && ma - mb > 1 && Math.max(...xb) < Math.min(...xa)) return '-'
+  // the 1 us floor is for latencies; a run time in seconds or a share in % has none
+  const floor = m === 'timeSec' || m === 'sharePct' ? 0 : 1
+  if (mb > ma * 1.1 && mb - ma > floor && Math.min(...xb) > Math.max(...xa)) return '+'
+  if (mb < ma / 1.1 && ma - mb > floor && Math.max(...xb) < Math.min(...xa)) return '-'
   return '='
 }
 
@@ -348,7 +355,7 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
   L.push(`- Simulated: ${SEEDS} seeds per case, the mean of the per-seed values; heavy cases are simulated for a shorter time (noted per case).${sameSeeds.length ? ` In ${sameSeeds.length} of ${cases.length} cases every seed gives the same figures: nothing in those scenarios' model is random on this topology, so the seeds do not stand for the run-to-run noise of the real kernel.` : ''}`)
   if (SIM_TOPOLOGY) L.push(`- Topology: the simulated side runs on ${TOPOLOGY_ARG}, this machine calibrated by \`schedlab calibrate\`: costs from cyclictest alone and hackbench alone, the background noise's kernel threads and daemons read from a real trace, and the timer delivery delay and vCPU stalls fitted to the clean runs of two cases of this suite, ct-alone and fifo-hogs (\`schedlab calibrate --topology ${TOPOLOGY_ARG} --from fidelity-real-cache --params timerDelayUs,timerDelaySigma,stallPeriodUs,stallUs,sigma\`). The one calibration is applied to every case; no case is fitted on its own. \`"topology": "host"\` alone is the bare detected machine (no noise, default costs); the summary scores it too, from the same real runs.`)
   L.push('- "inside": the simulated value lies in the real range (min..max over the clean repeats) widened by half its width on each side.')
-  L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and 1 us) change of the mean when the per-seed values of the two cases do not overlap, = otherwise. A cell outside and a direction that disagrees each carry their explanation (scripts/fidelity-real/cases.ts).', '')
+  L.push('- Effect directions: for each pair of cases, per metric, the real direction is + or - when the two real ranges do not overlap, = when they do; the simulated one is + or - beyond a 10 % (and, for a latency, 1 us) change of the mean when the per-seed values of the two cases do not overlap, = otherwise. A cell outside and a direction that disagrees each carry their explanation (scripts/fidelity-real/cases.ts).', '')
 
   L.push('## Noise between repeats', '')
   L.push('| case | metric | clean runs | min | max | max/min | set aside (foreign CPU-s) |', '|---|---|---|---|---|---|---|')
@@ -390,7 +397,7 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
       const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
       const ok = cellVerdict(runs, sim, m)
       if (ok === false) why.push(`- ${LABEL[m]} outside: ${OUTSIDE_WHY[`${c.id}:${m}`] ?? 'NOT EXPLAINED'}`)
-      L.push(`| ${LABEL[m]} | ${r ? `${fmt(r.lo)} - ${fmt(r.hi)} (${r.n})` : 'no clean run'} | ${sv !== undefined ? `${fmt(sv)} (${seeds.map(fmt).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} | ${d ? `${fmt(d.lo)} - ${fmt(d.hi)} (${d.n})` : '-'} |`)
+      L.push(`| ${LABEL[m]} | ${r ? `${fmtM(m, r.lo)} - ${fmtM(m, r.hi)} (${r.n})` : 'no clean run'} | ${sv !== undefined ? `${fmtM(m, sv)} (${seeds.map((x) => fmtM(m, x)).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} | ${d ? `${fmtM(m, d.lo)} - ${fmtM(m, d.hi)} (${d.n})` : '-'} |`)
     }
     if (why.length > 0) L.push('', ...why)
     const cc = runs.map((r) => r.crossCheckMaxDiffUs).filter((x): x is number => x !== undefined)
@@ -419,7 +426,7 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
       if (!v || !ra || !rb) continue
       const { rd, sd } = v
       if (rd !== sd) disagree.push(`- ${e.what}, ${LABEL[m]}: ${EFFECT_WHY[`${e.a}->${e.b}:${m}`] ?? 'NOT EXPLAINED'}`)
-      L.push(`| ${e.what} (${e.a} -> ${e.b}) | ${LABEL[m]} | ${fmt(ra.lo)} - ${fmt(ra.hi)} | ${fmt(rb.lo)} - ${fmt(rb.hi)} | ${rd} | ${fmt(sims.get(e.a)!.mean[m]!)} -> ${fmt(sims.get(e.b)!.mean[m]!)} | ${sd} | ${rd === sd ? 'yes' : 'no'} |`)
+      L.push(`| ${e.what} (${e.a} -> ${e.b}) | ${LABEL[m]} | ${fmtM(m, ra.lo)} - ${fmtM(m, ra.hi)} | ${fmtM(m, rb.lo)} - ${fmtM(m, rb.hi)} | ${rd} | ${fmt(sims.get(e.a)!.mean[m]!)} -> ${fmt(sims.get(e.b)!.mean[m]!)} | ${sd} | ${rd === sd ? 'yes' : 'no'} |`)
     }
   }
   if (disagree.length > 0) L.push('', 'Where the directions disagree:', '', ...disagree)

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { applySets, parseSetArg, type SetArg } from '../src/sim/scenario/set'
+import { applySets, setArgsOf } from '../src/sim/scenario/set'
 import type { VariantResult } from '../src/shared/result'
 import type { Job } from './fidelity/worker.mts'
 import { PUBLISHED, type PublishedRow } from './fidelity/published'
@@ -47,15 +47,7 @@ function emptyResult(row: PublishedRow): RowResult {
 
 function loadCase(c: Case): { text: string; file: string } {
   const file = resolve(ROOT, 'resources/scenarios', `${c.preset}.json`)
-  let text = readFileSync(file, 'utf8')
-  if (c.sets) {
-    const sets: SetArg[] = Object.entries(c.sets).map(([k, v]) => {
-      const s = parseSetArg(`${k}=${JSON.stringify(v)}`)
-      if (typeof s === 'string') throw new Error(s)
-      return s
-    })
-    text = applySets(text, sets)
-  }
+  const text = applySets(readFileSync(file, 'utf8'), setArgsOf(c.sets ?? {}))
   return { text, file }
 }
 

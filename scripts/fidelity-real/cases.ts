@@ -40,7 +40,7 @@ export const CASES: readonly RealCase[] = [
   { id: 'ct-hackbench', title: 'cyclictest + hackbench -T -p -g 2, default slices', kind: 'latency', workloads: [ct(), hackbenchLoad()], simDurationMs: 12_000, reference: '73-84 / 592-1180 / 3154-4082 / 6420-8236' },
   { id: 'ct-hackbench-8-20', title: 'same, cyclictest 8 ms / hackbench 20 ms slices', kind: 'latency', workloads: [ct({ sliceUs: 8000 }), hackbenchLoad({ sliceUs: 20000 })], simDurationMs: 12_000, reference: '70-75 / 84-97 / 949-2638 / 6673-7489' },
   { id: 'fifo-hogs', title: 'FIFO cyclictest (priority 80) + 2 pinned fair hogs per CPU', kind: 'latency', workloads: [ct({ policy: 'fifo', priority: 80 }), ...hogs()] },
-  { id: 'nice-share', title: 'nice 0 against nice 5 on one CPU: CPU share of nice 0', kind: 'share', workloads: [{ type: 'hog', name: 'nice0', count: 1, cpus: [1] }, { type: 'hog', name: 'nice5', count: 1, cpus: [1], nice: 5 }], simDurationMs: 5000, reference: 'weights 1024:335 give 75.3 %' },
+  { id: 'nice-share', title: 'nice 0 against nice 5 on one CPU: CPU share of nice 0', kind: 'share', workloads: [{ type: 'hog', name: 'nice0', count: 1, cpus: [1] }, { type: 'hog', name: 'nice5', count: 1, cpus: [1], nice: 5 }], reference: 'weights 1024:335 give 75.3 %' },
   { id: 'hb-time', title: 'hackbench -T -p -g 2 -l 1000 run time, default slice', kind: 'time', workloads: [hackbenchTimed()], simDurationMs: 8000, reference: '0.343-0.363 s' },
   { id: 'hb-time-20ms', title: 'hackbench -T -p -g 2 -l 1000 run time, 20 ms slices', kind: 'time', workloads: [hackbenchTimed({ sliceUs: 20000 })], simDurationMs: 8000, reference: '0.401-0.497 s' }
 ]
@@ -66,7 +66,7 @@ const HOG_WAITS = 'fewer long waits behind the hogs than on the real kernel: in 
  * hog-switch waits), which moves from seed to seed by a factor of two.
  */
 const HOG_P99_SEEDS = 'the seed-to-seed noise of the model\'s p99 in the hog cases: it is the 1 % mark of a few long waits (in one case its 3 seeds spread 346-717 us, a factor of 2), so 3 seeds of two cases can fall apart by chance; the real ranges overlap (no slice effect on the real kernel today, docs/model.md "Short slices against CPU hogs")'
-const HACKBENCH = `hackbench's model (issue 11, reworked separately): on the calibrated costs (context switch 7.23 us, pipe write/read 0.40 us) simulated hackbench switches 2-3x less often than the real one (19-31 k against 53-78 k switches per round; on the real kernel most sender runs end preempted right after their one wakeup, docs/model.md "Hackbench\'s switches"), so a waking cyclictest finds fewer hackbench threads ahead of it on its CPU`
+const HACKBENCH = `cyclictest's lag under hackbench. On the real kernel (bpftrace on this case, 2576 wakeups: the sleeping task's sched_entity and its cfs_rq read at hrtimer_expire_entry and at sched_wakeup, scripts/probes/ct-lag.bt) cyclictest wakes with 623 us of lag (p50; p10-p90 366-1057 us), and the lag is reset when it wakes on a CPU whose queue is empty (6 of 2576 wakeups): under hackbench a CPU goes idle when 6.18.5's proportional newidle balance (NI_RANDOM) skips its balance by the domain's success ratio, 462 and 713 of 1024 on the two CPUs while 28 tasks are runnable on the other one (scripts/probes/newidle.bt). The model has that balance on this host (docs/model.md, "Newidle balance on the host"), its ratio at the boot value 512 for the whole run, and its cyclictest wakes with about 1 ms of lag; but its newidle balance never fails once it runs, where the real one succeeds only as often as its ratio says (a wakeup queued during the 130 us the balance can take, max_newidle_lb_cost, makes it fail), so the model's lag resets come in bursts and its p90 is the most seed-dependent cell`
 
 /**
  * Why a cell is outside the real range widened by half (key "case:metric"): a finding about the
@@ -77,20 +77,15 @@ export const OUTSIDE_WHY: Readonly<Record<string, string>> = {
   'ct-hogs:p99': HOG_WAITS,
   'ct-hogs-1ms:p99': HOG_WAITS,
   'ct-hogs-0.1ms:p99': HOG_WAITS,
-  'ct-hackbench:p90': `${HACKBENCH} (real 1368-1630 us; on the bare host's default costs the model gave 1597)`,
-  'ct-hackbench:p99': `${HACKBENCH} (real 4751-5669 us)`,
-  'ct-hackbench:p99_9': `${HACKBENCH}: the real p99.9 (12.5-15.8 ms) is three to four ticks behind hackbench threads, the model's under two`,
-  'ct-hackbench-8-20:p50': 'a named limit of the costs: the real p50 under hackbench with 8/20 ms slices (72.2-76.3 us) is a few us above the lone one\'s low end (69.1), the cache and TLB refill after hackbench\'s threads ran on that CPU; the model charges that refill (coldSwitchUs) to the task\'s progress, not to its wakeup latency, so every cyclictest case without a queue ahead has the lone p50 (about 69-70 us); the cell misses the widened range (70.2-78.3) by under 1 us',
-  'nice-share:sharePct': 'below the model\'s resolution: the real range is 0.007 points wide (75.355-75.362 %), the simulated seeds spread 0.1 point (75.3-75.4 %: the background noise takes its share of CPU 1 at random in a 5 s run); the weights\' ratio 1024 / (1024 + 335) = 75.35 % is met within 0.03 points',
-  'hb-time:timeSec': `${HACKBENCH}; its costs were fitted to the calibration's own hackbench runs (0.48-0.56 s that day, residual -6 %), against 0.516-0.579 s in these runs`,
-  'hb-time-20ms:timeSec': `${HACKBENCH} (real 0.584-0.617 s)`
+  'ct-hackbench:p90': `${HACKBENCH} (real 1368-1630 us, seeds 395-766 us; the message-by-message mode, kernel.coalesce false, gives 498-823 us on the same seeds)`,
+  'ct-hackbench:p99': `${HACKBENCH}. The p99 is the tail of the same waits: seeds 3621-4686 us, 70 us under the real range widened by half (4292-6128 us); the message-by-message mode gives 3949-4145 us on the same seeds, so the cell is the model's, not its batching (before this session's batching of writes beside waiting writers the coalesced runs read 4227-4948 us, inside; over 10 seeds x 4 s both batchings are within their intervals of the message-by-message p99, docs/model.md "Coalesced workload operations")`,
+  'nice-share:sharePct': 'below one tick: simulated for the real run\'s 27 s, the seeds give 75.340-75.348 % (the background noise takes its share of CPU 1 at random), the weights\' ratio 1024 / (1024 + 335) is 75.350 %, and the real runs 75.355-75.362 %; the mean of the seeds misses the real range widened by half (75.352-75.366 %) by 0.007 point, about 2 ms of CPU time in 27 s, half of one 4 ms tick, the grain in which the two hogs alternate',
+  'hb-time:timeSec': 'the calibration: hackbench\'s costs were fitted to the calibration\'s own hackbench runs (0.48-0.56 s that day, residual +6 %), against 0.516-0.579 s in these runs',
+  'hb-time-20ms:timeSec': 'the calibration: hackbench\'s costs were fitted to the calibration\'s own default-slice runs (0.48-0.56 s that day), against 0.584-0.617 s for 20 ms slices in these runs'
 }
 
 /** Why a simulated effect direction disagrees with the real one (key "a->b:metric"). */
 export const EFFECT_WHY: Readonly<Record<string, string>> = {
   'ct-hogs->ct-hogs-1ms:p99': `${HOG_P99_SEEDS}`,
   'ct-hogs->ct-hogs-0.1ms:p99': `${HOG_P99_SEEDS}`,
-  'ct-hackbench->ct-hackbench-8-20:p99': `${HACKBENCH}: the simulated ct-hackbench p99 is already below the real one (4751-5669 us), inside the real 8/20 ms range (2507-4014), so the long slices lower it by less than the 10 % the rule calls a change`,
-  'ct-hackbench->ct-hackbench-8-20:p99_9': `${HACKBENCH}: the simulated ct-hackbench p99.9 is already far below the real one (12.5-15.8 ms), about where the real 8/20 ms case ends (7.9-10.0 ms), so the long slices cannot lower it`,
-  'hb-time->hb-time-20ms:timeSec': `${HACKBENCH}: the 20 ms slices cost the model under the 10 % the rule calls a change, the real runs +1..20 % (0.516-0.579 -> 0.584-0.617 s)`
 }

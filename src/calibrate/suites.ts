@@ -46,7 +46,7 @@ export interface Suite {
   seeds: number
 }
 
-const COST_PARAMS = ['contextSwitchUs', 'timerIrqUs', 'coldSwitchUs'] as const
+const COST_PARAMS = ['contextSwitchUs', 'timerIrqUs', 'timerIrqTailUs', 'coldSwitchUs'] as const
 const NOISE_PARAMS = ['stallPeriodUs', 'stallUs', 'sigma', 'timerDelayUs', 'timerDelaySigma'] as const
 
 /** Costs and noise of a parameter vector on top of a topology; hackbench's read costs its write. */
@@ -89,6 +89,7 @@ export const REAL_SUITE: Suite = {
   params: [
     { name: 'contextSwitchUs', init: 3, min: 0.2, max: 30 },
     { name: 'timerIrqUs', init: 4, min: 0.2, max: 30 },
+    { name: 'timerIrqTailUs', init: 2, min: 0, max: 30 },
     { name: 'hackbenchUs', init: 1.2, min: 0.05, max: 20 },
     { name: 'coldSwitchUs', init: 2, min: 0, max: 50 },
     { name: 'stallPeriodUs', init: 50_000, min: 1000, max: 1e8 },

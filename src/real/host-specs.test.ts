@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseScenario, type HostSpecs } from '../sim/scenario'
 import type { HostCpu, HostInfo } from './host'
-import { hostKernelSpec, hostTopologySpec, nearestProfile } from './host-specs'
+import { hostKernelSpec, hostTopologySpec, nearestProfile, stableBackports } from './host-specs'
 
 const idle = [{ name: 'POLL', exitLatencyUs: 0, targetResidencyUs: 0, disabled: false }, { name: 'C6', exitLatencyUs: 133, targetResidencyUs: 600, disabled: true }]
 const cpu = (id: number, over: Partial<HostCpu> = {}): HostCpu => ({ id, capacity: 1024, package: 0, core: id, llc: 'L3:all', siblings: [id], cluster: -1, maxFreqKhz: null, idleStates: idle, ...over })
@@ -17,6 +17,11 @@ describe('the host as topology and kernel profile', () => {
     expect(nearestProfile('6.12.0-rt').profile).toBe('6.12')
     expect(nearestProfile('5.15.0')).toMatchObject({ profile: '6.6', note: expect.stringMatching(/older than every modeled/) })
     expect(nearestProfile('7.1.0').profile).toBe('tip-2026')
+    // 6.18.5 took 6.19's proportional newidle balance (NI_RANDOM, with the revert of the
+    // max_newidle_lb_cost bump); earlier 6.18 releases and other series did not
+    expect(stableBackports('6.18.44-fc-v669', [])).toEqual({ NI_RANDOM: true })
+    expect(stableBackports('6.18.4', [])).toBeUndefined()
+    expect(stableBackports('6.17.9', [])).toBeUndefined()
   })
 
   it('groups identical CPUs into clusters, SMT siblings made adjacent, disabled idle states left out', () => {
@@ -42,6 +47,9 @@ describe('the host as topology and kernel profile', () => {
     expect(s.kernel).toMatchObject({ profile: '6.17', hz: 250, preempt: 'none' })
     expect(s.warnings?.join(' ')).toMatch(/kernel profile "host" is 6.17, HZ 250, preempt none/)
     expect(parseScenario(text({ hz: 1000, preempt: 'full' }), 'h.json', { host: () => specs }).kernel).toMatchObject({ hz: 1000, preempt: 'full', profile: '6.17' })
+    // 6.18.44's stable backport comes with the host profile; the scenario's own switch wins
+    expect(s.kernel.features).toMatchObject({ NI_RANDOM: true })
+    expect(parseScenario(text({ features: { NI_RANDOM: false } }), 'h.json', { host: () => specs }).kernel.features).toMatchObject({ NI_RANDOM: false })
     expect(() => parseScenario(text({}), 'h.json', { host: () => ({ unavailable: 'this is darwin, not Linux' }) })).toThrow(/topology: "host" is this machine's topology, which only schedlab on Linux reads \(this is darwin, not Linux\)/)
     expect(() => parseScenario(text({}), 'h.json')).toThrow(/"host" is this machine's/)
   })

@@ -109,7 +109,19 @@ export function hostKernelSpec(h: HostInfo): NonNullable<HostSpecs['kernel']> {
     preempt = h.preempt
     notes.push(`preempt=${preempt} (${h.preemptSource})`)
   } else notes.push('preemption model unknown: the scenario\'s default')
-  return { profile, hz, ...(preempt ? { preempt } : {}), notes }
+  const features = stableBackports(h.kernel, notes)
+  return { profile, hz, ...(preempt ? { preempt } : {}), ...(features ? { features } : {}), notes }
+}
+
+/**
+ * Switches of a newer profile that a stable series took: 6.18.5 took 6.19's proportional
+ * newidle balance (NI_RANDOM) with the revert of the max_newidle_lb_cost bump.
+ */
+export function stableBackports(release: string, notes: string[]): Record<string, boolean> | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(release)
+  if (!m || Number(m[1]) !== 6 || Number(m[2]) !== 18 || Number(m[3]) < 5) return undefined
+  notes.push('6.18.5+ has the 6.19 proportional newidle balance (NI_RANDOM)')
+  return { NI_RANDOM: true }
 }
 
 let cache: HostSpecs | null = null

@@ -27,6 +27,41 @@ describe('EventQueue', () => {
       expect(q.pop()).toBe(false)
     }
   })
+
+  // the heap pops in the total order of the keys (so its shape is free: any heap gives the same
+  // sequence), whatever replacements and posting instants come in between
+  it('pops by (time, posting instant, target, sequence), with keyed events replaced in place', () => {
+    for (const seed of [4, 5, 6]) {
+      const rng = new Prng(seed)
+      const q = new EventQueue(2)
+      type E = { t: number; at: number; tg: number; s: number; slot: number }
+      let live: E[] = []
+      let seq = 0
+      const order = (x: E, y: E): number => x.t - y.t || x.at - y.at || x.tg - y.tg || x.s - y.s
+      for (let i = 0; i < 20000; i++) {
+        q.clock = Math.floor(i / 7)
+        const t = q.clock + rng.below(50)
+        const tg = rng.below(6)
+        const r = rng.next()
+        if (r < 0.3) {
+          const slot = rng.below(12)
+          const at = q.clock - rng.below(3)
+          q.pushKeyed(slot, t, 1, tg, slot, at)
+          live = live.filter((e) => e.slot !== slot)
+          live.push({ t, at, tg, s: seq++, slot })
+        } else if (r < 0.6) {
+          q.push(t, 1, tg, -1)
+          live.push({ t, at: q.clock, tg, s: seq++, slot: -1 })
+        } else if (live.length > 0) {
+          live.sort(order)
+          const e = live.shift()!
+          expect(q.pop()).toBe(true)
+          expect([q.popTime, q.popPosted, q.popTarget, q.popGen]).toEqual([e.t, e.at, e.tg, e.slot])
+        }
+        expect(q.size).toBe(live.length)
+      }
+    }
+  })
 })
 
 describe('Prng', () => {

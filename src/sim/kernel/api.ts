@@ -106,6 +106,12 @@ export interface TaskContext {
   sleepFor(task: number, ns: number): void
   /** Terminal: sleep until another task wakes this one with `wake`. */
   block(task: number): void
+  /**
+   * The task's next wakeup is not a sample of its workload's latency: the tool being modeled
+   * does not time it (schbench times only the message thread's wakeups, not its workers'
+   * usleep or lock waits). Call before the sleep or block.
+   */
+  unmeasuredWakeup(task: number): void
   /** Terminal: sched_yield(). */
   yieldTask(task: number): void
   /** Terminal: the task exits. */
@@ -142,4 +148,10 @@ export interface TaskContext {
    * one-by-one run would have handled its end before the event being handled now.
    */
   runOpsLeft(task: number): number
+  /**
+   * An instant before which the count the last runOpsLeft() returned cannot drop: its
+   * operation in flight progressing from now at the fastest rate any CPU has (a lower bound,
+   * whether the task runs or waits for a CPU); now when it may drop at once.
+   */
+  opDoneNotBefore(): number
 }

@@ -26,7 +26,7 @@ import type { StopWork } from './core'
 import { NIL } from './eevdf-tree'
 import { SCHED_IDLE } from './api'
 import { DEQUEUE_MIGRATING, DEQUEUE_SAVE, ENQUEUE_MIGRATED, ENQUEUE_RESTORE, entityEligible } from './fair'
-import { P_6_17, P_6_19 } from './features'
+import { P_6_17 } from './features'
 import {
   CPU_IDLE, CPU_NEWLY_IDLE, CPU_NOT_IDLE, msecsToJiffies, maxLoadBalanceInterval, nrIdleScanFromUtil,
   sdBalanceIntervalJiffies, SD_ASYM_CPUCAPACITY, SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING,
@@ -719,7 +719,7 @@ function needActiveBalance(fs: FairSched, env: LbEnv): boolean {
 function shouldWeBalance(fs: FairSched, env: LbEnv): boolean {
   const k = fs.k
   if (!env.cpus[env.dstCpu]) return false
-  if (env.idle === CPU_NEWLY_IDLE) return k.nrRunning[env.dstCpu] === 0
+  if (env.idle === CPU_NEWLY_IDLE) return k.nrRunning[env.dstCpu] === 0 && k.ttwuPending[env.dstCpu] === 0
   const sg = env.sd.groups[0]
   const skip = fs.swbMask
   for (let j = 0; j < sg.weight; j++) skip[sg.cpus[j]] = 0
@@ -1216,6 +1216,8 @@ export function nohzIdleBalanceRun(fs: FairSched, ilb: number, flags: number): v
 export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
   const k = fs.k
   fs.misfitTaskLoad[cpu] = 0
+  // a wakeup already queued to this CPU will run: no need to search (it is enqueued in idle)
+  if (k.ttwuPending[cpu] !== 0) return false
   const base = fs.d.sd[cpu]
   if (!base) return false
   let nextBalance = fs.jiffies() + k.cfg.hz
@@ -1240,7 +1242,7 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
     if (useAvgIdle && avgIdle < currCost + sd.maxNewidleLbCost) break
     if (sd.flags & SD_BALANCE_NEWIDLE) {
       let weight = 1
-      if (f.NI_RANDOM && k.cfg.prof >= P_6_19) {
+      if (f.NI_RANDOM) {
         const d1k = Math.floor(k.random() * 1024)
         weight = 1 + sd.newidleRatio
         if (d1k > weight) {
@@ -1253,7 +1255,7 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
       const cost = fs.lbEnv.costNs
       currCost += cost
       updateNewidleCost(fs, sd, cost)
-      if (f.NI_RANDOM && k.cfg.prof >= P_6_19) updateNewidleStats(fs, sd, pulled ? weight : 0)
+      if (f.NI_RANDOM) updateNewidleStats(fs, sd, pulled ? weight : 0)
     }
     if (pulled || !cont.value) break
   }

@@ -12,6 +12,8 @@ export interface CostConfig {
   contextSwitchWorkNs: number
   /** Timer interrupt entry + hrtimer handling + try_to_wake_up on the CPU whose timer fires. */
   timerIrqWorkNs: number
+  /** The timer interrupt's work after its wakeup (clock event reprogram, irq exit). */
+  timerIrqTailWorkNs: number
   /** IPI delivery latency to a remote CPU (wall time). */
   ipiNs: number
   /**
@@ -56,6 +58,7 @@ export interface CostConfig {
 export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   contextSwitchWorkNs: 3000,
   timerIrqWorkNs: 4000,
+  timerIrqTailWorkNs: 0,
   ipiNs: 2000,
   coldSwitchWorkNs: 2000,
   selectWorkNs: 250,
@@ -73,6 +76,7 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
 const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
   ['contextSwitchUs', 'contextSwitchWorkNs'],
   ['timerIrqUs', 'timerIrqWorkNs'],
+  ['timerIrqTailUs', 'timerIrqTailWorkNs'],
   ['ipiUs', 'ipiNs'],
   ['coldSwitchUs', 'coldSwitchWorkNs'],
   ['selectUs', 'selectWorkNs'],

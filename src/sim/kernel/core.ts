@@ -137,6 +137,7 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
   ['slackOn', Uint8Array, 0],
   ['slackHard', Float64Array, 0],
   ['wakeTs', Float64Array, -1],
+  ['unmeasured', Uint8Array, 0],
   ['ttwuAt', Float64Array, 0],
   ['nrCpusAllowed', Int32Array, 0],
   ['uclampMin', Int32Array, 0],
@@ -226,6 +227,8 @@ export class Kernel implements TaskContext {
   slackOn!: Uint8Array
   slackHard!: Float64Array
   wakeTs!: Float64Array
+  /** The task's next wakeup is not a sample of its workload's latency (unmeasuredWakeup). */
+  unmeasured!: Uint8Array
   /** When try_to_wake_up() ran for the task's last wakeup (its sched_waking). */
   ttwuAt!: Float64Array
   // affinity: ncpus bytes per task
@@ -281,6 +284,8 @@ export class Kernel implements TaskContext {
   private timerDelaySigma = 1
   mode: Uint8Array
   cpuRate: Float64Array
+  /** The fastest any CPU runs (capacity_orig / 1024 at its highest frequency): opDoneNotBefore(). */
+  private maxCpuRate = 0
   segStart: Float64Array
   pendingStall: Float64Array
   /** When work was last charged to the CPU (chargeCpu). */
@@ -305,6 +310,8 @@ export class Kernel implements TaskContext {
    * idle CPU's interrupt): it delays the next task this CPU switches to.
    */
   schedStall: Float64Array
+  /** When the CPU last ran a timer interrupt's tail (timerIrqTail: once per interrupt). */
+  irqTailAt: Float64Array
   /** When the current task began to run after its switch (the instant its latency ends). */
   switchStart: Float64Array
   busyNs: Float64Array
@@ -430,6 +437,7 @@ export class Kernel implements TaskContext {
     this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
     this.wakeDoneAt = new Float64Array(c)
     this.schedStall = new Float64Array(c)
+    this.irqTailAt = new Float64Array(c).fill(-1)
     this.switchStart = new Float64Array(c)
     this.busyNs = new Float64Array(c)
     this.sysNs = new Float64Array(c)
@@ -453,6 +461,7 @@ export class Kernel implements TaskContext {
     this.idleStates = topo.cpus.map((_, i) => [...idleStatesOf(topo, i)])
     for (let i = 0; i < c; i++) {
       this.cpuRate[i] = topo.cpus[i].capacityOrig / 1024
+      if (this.cpuRate[i] > this.maxCpuRate) this.maxCpuRate = this.cpuRate[i]
       this.mode[i] = CPU_IDLE
       this.idleState[i] = 0
     }
@@ -645,8 +654,8 @@ export class Kernel implements TaskContext {
       if (this.rec !== null) this.rec.migrate(p, old, cpu)
       this.nrMigrations[p]++
       this.migrations++
-      // migrate_task_rq_fair: the task is cache cold on its new CPU
-      if (this.isFair(p)) this.execStart[p] = 0
+      // migrate_task_rq_fair() keeps exec_start (no reset since 6.4): task_hot() goes by when
+      // the task last ran, wherever that was
     }
     this.taskCpu[p] = cpu
   }
@@ -821,6 +830,9 @@ export class Kernel implements TaskContext {
   /** Change a CPU's execution rate (frequency), keeping the running action's progress. */
   setCpuRate(cpu: number, rate: number): void {
     if (rate === this.cpuRate[cpu]) return
+    // a frequency never exceeds the CPU's highest (fair-sched.ts), so this only guards bounds
+    // given from now on
+    if (rate > this.maxCpuRate) this.maxCpuRate = rate
     const t = this.curr[cpu]
     if (t !== NIL && (this.action[t] === ACT_RUN || this.action[t] === ACT_RUN_KERNEL)) {
       this.accountProgress(cpu, t)
@@ -973,14 +985,19 @@ export class Kernel implements TaskContext {
     this.segStart[cpu] = start
     this.pendingStall[cpu] = 0
     if (this.wakeTs[next] >= 0) {
-      const a = this.attrs[next]
-      if (a.recordLatency) {
-        const b = this.latency[next].record(start - this.wakeTs[next])
-        if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
-        // from try_to_wake_up (sched_waking), as the trace analyzer's wakeupLatencyUs
-        if (this.wakeupLatency !== null) this.wakeupLatency[a.workload]?.record(start - this.ttwuAt[next])
+      if (this.unmeasured[next] !== 0) {
+        // a wakeup the tool does not time (schbench's usleep and lock waits): no sample
+        this.unmeasured[next] = 0
+      } else {
+        const a = this.attrs[next]
+        if (a.recordLatency) {
+          const b = this.latency[next].record(start - this.wakeTs[next])
+          if (this.latencyBatches !== null) this.latencyBatches.record(a.workload, b, start)
+          // from try_to_wake_up (sched_waking), as the trace analyzer's wakeupLatencyUs
+          if (this.wakeupLatency !== null) this.wakeupLatency[a.workload]?.record(start - this.ttwuAt[next])
+        }
+        if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       }
-      if (this.rec !== null) this.rec.sample(next, this.wakeTs[next], start, cpu)
       this.wakeTs[next] = -1
     }
     // another task ran here since `next` last did: its working set has to come back into the
@@ -1294,6 +1311,7 @@ export class Kernel implements TaskContext {
     this.stepArg = arg
   }
 
+  unmeasuredWakeup(task: number): void { this.unmeasured[task] = 1 }
   run(task: number, workNs: number): void { this.terminal(task, ACT_RUN, workNs) }
   runKernel(task: number, workNs: number, pointEveryNs = 0): void {
     this.terminal(task, ACT_RUN_KERNEL, workNs)
@@ -1411,9 +1429,17 @@ export class Kernel implements TaskContext {
     if (running) this.armRunDone(cpu, task, true)
   }
 
+  /** The bound the last runOpsLeft() found (TaskContext.opDoneNotBefore). */
+  private opNotBefore = 0
+
+  opDoneNotBefore(): number {
+    return this.opNotBefore
+  }
+
   runOpsLeft(task: number): number {
     const op = this.batchOp[task]
     const left = this.runLeft(task)
+    this.opNotBefore = this.now
     if (op <= 0) return left > 0 ? 1 : 0
     const k = Math.round(left / op)
     const cpu = this.taskCpu[task]
@@ -1423,7 +1449,11 @@ export class Kernel implements TaskContext {
       const pending = running ? this.opEndPending(cpu, task, left) : this.opPending[task] !== 0
       return pending ? k + 1 : k
     }
-    return Math.ceil(left / op - 1e-9)
+    const ops = Math.ceil(left / op - 1e-9)
+    // the operation in flight, progressing at the fastest rate any CPU has from now on; at an
+    // operation's boundary the one ending now may still count as done at this instant
+    if (left > 0 && Math.abs(left - k * op) >= 1) this.opNotBefore = this.now + Math.floor((left - (ops - 1) * op) / this.maxCpuRate) - 1
+    return ops
   }
 
   /**
@@ -1514,7 +1544,11 @@ export class Kernel implements TaskContext {
         break
       }
       if (act === ACT_SLEEP) {
-        if (arg <= this.now) continue // clock_nanosleep on an expired time returns at once
+        if (arg <= this.now) {
+          // clock_nanosleep on an expired time returns at once: no wakeup to leave untimed
+          this.unmeasured[t] = 0
+          continue
+        }
         this.action[t] = ACT_NONE
         // the hrtimer may fire up to the task's timer slack late; latency counts from the
         // requested time, as cyclictest's and rt-app's own measurements do
@@ -1873,9 +1907,31 @@ export class Kernel implements TaskContext {
     this.tryToWakeUp(task, 0, this.timerAt[task])
     // the interrupt's exit acts on a lazy reschedule another CPU raised here without an IPI
     if (this.needReschedLazy[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) this.markLocal(cpu)
+    if (this.cfg.costs.timerIrqTailWorkNs > 0) this.timerIrqTail(cpu)
     this.thisCpu = prevThis
     // back to the idle loop once every timer of this instant has been handled
-    if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now) this.eq.push(this.now, EV_IDLE_EXIT, cpu, 0)
+    if (this.mode[cpu] === CPU_AWAKE_IDLE) {
+      if (this.wakeDoneAt[cpu] <= this.now) this.eq.push(this.now, EV_IDLE_EXIT, cpu, 0)
+      else if (this.cfg.costs.timerIrqTailWorkNs > 0) this.eq.push(this.wakeDoneAt[cpu], EV_IDLE_EXIT, cpu, 0)
+    }
+  }
+
+  /**
+   * The rest of hrtimer_interrupt() after its wakeups (the clock event reprogram, the irq
+   * exit): once per interrupt, and before the CPU can act on a reschedule it raised, so it
+   * lies between sched_waking and the woken task's switch-in, as on the real kernel.
+   */
+  private timerIrqTail(cpu: number): void {
+    if (this.irqTailAt[cpu] === this.now) return
+    this.irqTailAt[cpu] = this.now
+    const work = this.cfg.costs.timerIrqTailWorkNs
+    // no reschedule raised: it only stalls the interrupted task
+    if (this.mode[cpu] === CPU_BUSY && this.needResched[cpu] === 0) return this.chargeCpu(cpu, work)
+    const dt = Math.ceil(work / this.cpuRate[cpu])
+    this.sysNs[cpu] += dt
+    // the switch this interrupt's exit makes, or the idle loop's exit, starts after it
+    if (this.mode[cpu] === CPU_BUSY) this.schedStall[cpu] += dt
+    else if (this.now + dt > this.wakeDoneAt[cpu]) this.wakeDoneAt[cpu] = this.now + dt
   }
 
   /** Idle CPU finished its interrupt: run what was queued, or go back to idle. */

@@ -89,6 +89,28 @@ describe('modeled scheduler costs (kernel.costs)', () => {
     expect(doneAt(10) - doneAt(0)).toBe(10_000)
   })
 
+  it('a timer interrupt\'s tail (timerIrqTailUs) lies between the wakeup and the switch, on an idle or a busy CPU', () => {
+    const run = (timerIrqTailUs: number, withHog: boolean) => {
+      const workloads: object[] = [{ type: 'cyclictest', name: 'ct', periodUs: 1000, policy: 'fifo', priority: 80 }]
+      if (withHog) workloads.push({ type: 'hog', name: 'hog', count: 1 })
+      const topology = { name: 't', clusters: [{ name: 'c', cpus: 1, capacity: 1024 }], costs: { timerIrqTailUs } }
+      const s = parseScenario(JSON.stringify({ topology, durationMs: 300, workloads }), 'micro.json', {})
+      const w = simulate(s, 0, 1).workloads[0]
+      return { lat: w.latencyUs, wake: w.wakeupLatencyUs! }
+    }
+    for (const withHog of [false, true]) {
+      const base = run(0, withHog)
+      const dear = run(5, withHog)
+      expect(base.lat.count).toBeGreaterThan(250)
+      // every sample is 5 us later (the mean: min and max are read from histogram buckets),
+      // and all of it after sched_waking
+      expect(dear.lat.avg - base.lat.avg).toBeGreaterThan(4.9)
+      expect(dear.lat.avg - base.lat.avg).toBeLessThan(5.1)
+      expect(dear.wake.avg - base.wake.avg).toBeGreaterThan(4.9)
+      expect(dear.wake.avg - base.wake.avg).toBeLessThan(5.1)
+    }
+  })
+
   it('lb-promote costs system time on embedded-18 and removes unreasonable idle', () => {
     const s = quickScenario({
       topology: embedded18Spec(),

@@ -66,7 +66,7 @@ export const SCHED_FEATURES: readonly FeatureDoc[] = [
   { name: 'WA_BIAS', defaults: all(true), doc: 'wake_affine: bias the load comparison towards the previous CPU by half the imbalance_pct.' },
   { name: 'UTIL_EST', defaults: all(true), doc: 'Use util_est (the utilization at the last sleep) in placement and frequency selection.' },
   { name: 'LATENCY_WARN', defaults: all(false), doc: 'Warn on long need_resched latency (no effect on scheduling).' },
-  { name: 'NI_RANDOM', defaults: from(P_6_19), doc: 'Proportional newidle balance: skip newidle balance at random by its success ratio.' },
+  { name: 'NI_RANDOM', defaults: from(P_6_19), doc: 'Proportional newidle balance: skip newidle balance at random by its success ratio (6.19; also 6.18.5+ stable, which "profile": "host" turns on).' },
   { name: 'NI_RATE', defaults: from(P_6_19), doc: 'Newidle success ratio also rises with the time since the last update.' },
   { name: 'HZ_BW', defaults: all(true), doc: 'nohz_full bandwidth tick (no effect in this model).' },
   { name: 'FAIR_SERVER', defaults: from(P_6_12), doc: 'Not a sched_feat: the 6.12+ deferred fair deadline server (50 ms every 1000 ms) that keeps RT tasks from starving fair ones.' },

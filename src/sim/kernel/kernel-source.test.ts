@@ -296,6 +296,23 @@ describe('10. sched_yield()', () => {
 })
 
 describe('smaller divergences', () => {
+  it('migrate_task_rq_fair() keeps exec_start (6.4+): a task moved to another CPU stays cache-hot for task_hot()', () => {
+    let execStart = -1
+    let ranAt = -1
+    let hot = false
+    sim({ topology: 2, durationMs: 5, kernel: { profile: '6.17' }, workloads: [] }, (k) => {
+      const t = k.createTask(testAttrs('t'), scripted([{ run: 100 * US }, { block: true }], false), 0)
+      k.at(300 * US, () => {
+        ranAt = k.execStart[t]
+        k.setTaskCpu(t, 1)
+        execStart = k.execStart[t]
+        hot = k.now - k.execStart[t] < k.cfg.migrationCostNs
+      })
+    })
+    expect(ranAt).toBeGreaterThan(0)
+    expect(execStart).toBe(ranAt)
+    expect(hot).toBe(true)
+  })
   it('sched_balance_domains keeps the last domain\'s need_decay (assigned, not OR-ed)', () => {
     let before = -1
     let after = -1
@@ -385,6 +402,42 @@ describe('smaller divergences', () => {
     })
     expect(pending).toBe(1)
     expect(running).toBe(0)
+  })
+})
+
+describe('sched_balance_newidle(): a queued wakeup, and 6.18.5+ proportional newidle balance (issue 11, the host)', () => {
+  // CPU 1 holds three runnable tasks that may run on CPU 0, which is empty: a newidle balance
+  // on CPU 0 pulls one, unless a wakeup is queued to CPU 0 (ttwu_pending) or the NI_RANDOM dice
+  // says the balance is not worth its cost
+  function pulledBy(opts: { profile: KernelProfile; features?: Record<string, boolean>; ttwuPending?: boolean; ratio?: number }): { pulled: boolean; moved: number; calls: number } {
+    let pulled = false
+    let moved = -1
+    let calls = -1
+    sim({ topology: 2, durationMs: 2, kernel: { profile: opts.profile, features: opts.features ?? {} }, workloads: [] }, (k, fs) => {
+      for (let i = 0; i < 3; i++) k.createTask(testAttrs(`t${i}`), scripted([{ run: 50 * MS }], false), 1)
+      k.at(500 * US, () => {
+        fs.d.rd.overloaded = true
+        const sd = fs.d.sd[0]!
+        if (opts.ratio !== undefined) sd.newidleRatio = opts.ratio
+        const before = sd.newidleCall
+        if (opts.ttwuPending) k.ttwuPending[0] = 1
+        pulled = schedBalanceNewidle(fs, 0)
+        k.ttwuPending[0] = 0
+        moved = k.nrRunning[0]
+        calls = sd.newidleCall - before
+      })
+    })
+    return { pulled, moved, calls }
+  }
+  it('a wakeup queued to the CPU: no search (the wakee is enqueued once the CPU idles)', () => {
+    expect(pulledBy({ profile: '6.17' })).toMatchObject({ pulled: true, moved: 1 })
+    expect(pulledBy({ profile: '6.17', ttwuPending: true })).toMatchObject({ pulled: false, moved: 0 })
+  })
+  it('NI_RANDOM acts on any profile that has it: 6.18.5+ is profile 6.17 with NI_RANDOM', () => {
+    // ratio 0: the 1k-sided dice lets one balance in 512 through
+    expect(pulledBy({ profile: '6.17', ratio: 0 })).toMatchObject({ pulled: true, moved: 1, calls: 0 })
+    expect(pulledBy({ profile: '6.17', features: { NI_RANDOM: true }, ratio: 0 })).toMatchObject({ pulled: false, moved: 0, calls: 1 })
+    expect(pulledBy({ profile: '6.17', features: { NI_RANDOM: true }, ratio: 1024 })).toMatchObject({ pulled: true, moved: 1, calls: 1 })
   })
 })
 

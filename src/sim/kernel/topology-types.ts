@@ -51,8 +51,14 @@ export interface CostsSpec {
   contextSwitchUs?: number
   /** Delay of a reschedule/wakeup IPI to a remote CPU. */
   ipiUs?: number
-  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires. */
+  /** Interrupt entry + timer handling cost on the CPU whose hrtimer fires, up to the wakeup it makes. */
   timerIrqUs?: number
+  /**
+   * The same interrupt after its wakeup, before the CPU can switch to the woken task: the
+   * clock event reprogram and the interrupt exit (on a virtual machine the reprogram traps
+   * to the hypervisor, which makes it several microseconds). Default 0.
+   */
+  timerIrqTailUs?: number
   /** Cache/TLB refill when switching to a task other than the CPU's previous one (CPU work at 1024). */
   coldSwitchUs?: number
   /** select_task_rq_fair(): fixed part of one wakeup/fork CPU selection, on the selecting CPU. */

@@ -13,4 +13,4 @@ export { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, WORKLOAD_TYPES } from './schem
 export type * from './types'
 export type * from './workload-specs'
 export { rtappScenarioText } from './rtapp-import'
-export { applySets, parseSetArg, type SetArg } from './set'
+export { applySets, parseSetArg, setArgsOf, type SetArg } from './set'

@@ -45,7 +45,8 @@ export interface ParseOptions {
 /** What the simulator needs of the host machine, detected by the caller. */
 export interface HostSpecs {
   topology?: TopologySpec
-  kernel?: { profile: KernelProfile; hz: KernelSpec['hz']; preempt?: PreemptModelName; notes: string[] }
+  /** features: switches this machine's release has on top of its profile (stable backports). */
+  kernel?: { profile: KernelProfile; hz: KernelSpec['hz']; preempt?: PreemptModelName; features?: Record<string, boolean>; notes: string[] }
   /** Why there is no host to read (not Linux, ...). */
   unavailable?: string
 }
@@ -228,11 +229,16 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   }
   const given = (path: JsonPath): boolean => doc.at(path) !== undefined
   const fromHost = p.kernel.profile === HOST ? hostKernel(['kernel', 'profile']) : undefined
+  // the host release's stable backports, under what the scenario sets itself
+  const withHostFeatures = (own: Record<string, boolean>): Record<string, boolean> => {
+    const h = hostSpecs().kernel?.features
+    return h ? { ...h, ...own } : own
+  }
   sink.throwIfAny()
   const kernel: KernelSpec = {
     hz: fromHost && !given(['kernel', 'hz']) ? fromHost.hz : p.kernel.hz,
     profile: (fromHost ? fromHost.profile : p.kernel.profile) as KernelSpec['profile'],
-    features: p.kernel.features,
+    features: fromHost ? withHostFeatures(p.kernel.features) : p.kernel.features,
     ...(p.kernel.baseSliceUs !== undefined ? { baseSliceUs: p.kernel.baseSliceUs } : {}),
     ...(p.kernel.tunableScaling !== undefined ? { tunableScaling: p.kernel.tunableScaling } : {}),
     ...(p.kernel.preempt !== undefined ? { preempt: p.kernel.preempt } : fromHost?.preempt ? { preempt: fromHost.preempt } : {}),
@@ -252,7 +258,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,
     patches: v.patches,
-    features: v.features,
+    features: v.kernel?.profile === HOST ? withHostFeatures(v.features) : v.features,
     ...(v.kernel ? { kernel: variantKernel(v, i) } : {}),
     ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))

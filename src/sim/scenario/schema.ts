@@ -192,7 +192,8 @@ export const CLUSTER = z.strictObject({
 export const COSTS = z.strictObject({
   contextSwitchUs: z.number().min(0).max(1000).optional().meta(d('Context switch cost charged to the CPU switching tasks')),
   ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
-  timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires')),
+  timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires, up to the wakeup it makes')),
+  timerIrqTailUs: z.number().min(0).max(1000).optional().meta(d('The timer interrupt after its wakeup, before the CPU can switch to the woken task: clock event reprogram and interrupt exit (several us on a virtual machine, where the reprogram traps to the hypervisor). Default 0')),
   coldSwitchUs: z.number().min(0).max(1000).optional().meta(d('Cache/TLB refill after switching to a task other than the CPU\'s previous one (slows the task, not its latency)')),
   selectUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection (select_task_rq_fair), fixed part, on the selecting CPU. Default 0.25')),
   selectPerCpuUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection, per CPU examined. Default 0.04')),

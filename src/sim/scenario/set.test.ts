@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseScenario } from './index'
-import { applySets, parseSetArg, type SetArg } from './set'
+import { applySets, parseSetArg, setArgsOf, type SetArg } from './set'
 
 const ok = (a: string): SetArg => {
   const r = parseSetArg(a)
@@ -25,5 +25,13 @@ describe('--set PATH=VALUE', () => {
     const s = parseScenario(out, 'x.json')
     expect(s.workloads[0]).toMatchObject({ groups: 8, mode: 'thread' })
     expect(s.durationMs).toBe(50)
+  })
+
+  it('takes a script\'s fixed edits as { PATH: VALUE }, and names a bad path', () => {
+    const text = '{ "topology": "smp-2", "workloads": [ { "type": "hackbench", "loops": 100 } ] }'
+    const s = parseScenario(applySets(text, setArgsOf({ 'workloads[0].loops': 4000, 'workloads[0].mode': 'thread' })), 'x.json')
+    expect(s.workloads[0]).toMatchObject({ loops: 4000, mode: 'thread' })
+    expect(setArgsOf({})).toEqual([])
+    expect(() => setArgsOf({ 'a..b': 1 })).toThrow(/bad path "a..b"/)
   })
 })

@@ -48,6 +48,15 @@ export function parseSetPath(pathText: string): JsonPath | string {
   return path
 }
 
+/** `sets` given as { PATH: VALUE } (scripts' fixed edits): each one as `--set PATH=VALUE` would. */
+export function setArgsOf(sets: Readonly<Record<string, unknown>>): SetArg[] {
+  return Object.entries(sets).map(([k, v]) => {
+    const a = parseSetArg(`${k}=${JSON.stringify(v)}`)
+    if (typeof a === 'string') throw new Error(a)
+    return a
+  })
+}
+
 export function applySets(text: string, sets: readonly SetArg[]): string {
   // jsonc-parser's modify recurses; a text too deep for it is left as it is for the parser to report.
   if (sets.length === 0 || nestingError(text)) return text

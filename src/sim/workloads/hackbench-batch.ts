@@ -14,9 +14,11 @@ import type { WaitQueue } from './sync'
  * uses, and whoever is about to look at such a channel first materializes the operations
  * the batch has completed by now (runOpsLeft), so every decision is taken on the state the
  * one-by-one run shows at that instant. What keeps the lazily applied operations silent:
- * - a write completes silently when its channel has no waiting reader or writer; a read when
- *   its channel has no waiting writer. A task that starts waiting on a channel ends every batch
- *   there at its first operation on that channel (`cut`), whose completion then wakes it.
+ * - a write completes silently when its channel has no waiting reader, and, for a writer that
+ *   waited on it, no waiting writer (pipe_write wakes the next writer only after a wait of its
+ *   own: wake_next_writer); a read when its channel has no waiting writer. A task that starts
+ *   waiting on a channel ends every batch there at its first operation on that channel that
+ *   may wake it (`cut`), whose completion then does.
  * - a read never finds its pipe empty: a receiver batch reads at most what was readable when
  *   it was planned (others only add to it).
  * - a write never finds its pipe full: every channel keeps the writes batches will still begin
@@ -39,6 +41,8 @@ export abstract class BatchWorker implements TaskProgram {
   protected n = 0
   /** Operations of the batch applied so far; operation applied+1 is in flight (begun). */
   protected applied = 0
+  /** Before this instant no operation beyond those applied completes (materialize). */
+  private notBefore = 0
   constructor(
     protected readonly bench: Bench,
     protected readonly w: number
@@ -58,8 +62,8 @@ export abstract class BatchWorker implements TaskProgram {
   protected abstract complete(k: TaskContext): void
   /** Begin the operation now in flight, inside a batch. */
   protected abstract beginLazy(): void
-  /** Would completing an operation on ch wake nobody? */
-  protected abstract silent(ch: Channel): boolean
+  /** Would completing an operation on ch wake nobody? `inFlight`: the operation in flight (offset 0), which may have waited. */
+  protected abstract silent(ch: Channel, inFlight: boolean): boolean
   /** Apply operations applied+1..applied+m (completions, and the begins that follow) at once; false if one would not be silent. */
   protected abstract applyBulk(m: number): boolean
   /** Offset d (from the operation in flight) of the first operation on ch at or after `from`, or -1. */
@@ -89,6 +93,7 @@ export abstract class BatchWorker implements TaskProgram {
       }
       this.n = this.plan(k, ch)
       this.applied = 0
+      this.notBefore = 0
       if (this.n > 0) this.batchBegins()
       return k.runOps(task, this.n, this.w)
     }
@@ -118,7 +123,7 @@ export abstract class BatchWorker implements TaskProgram {
     }
     // a waiter appeared where none may be: one by one, waking it late (a fault)
     while (this.applied < done) {
-      if (!this.silent(this.channelAt(0))) this.bench.coalesceFaults++
+      if (!this.silent(this.channelAt(0), true)) this.bench.coalesceFaults++
       this.complete(k)
       this.applied++
       this.beginLazy()
@@ -127,8 +132,11 @@ export abstract class BatchWorker implements TaskProgram {
 
   /** Apply the operations completed by now (called by others before they look at a channel). */
   materialize(k: TaskContext): void {
-    if (this.n === 0) return
+    // nothing to apply before the last operation, which finish() completes (about half the
+    // calls), nor before the operation in flight can have completed
+    if (this.applied >= this.n - 1 || k.now < this.notBefore) return
     const done = this.n - k.runOpsLeft(this.task)
+    this.notBefore = k.opDoneNotBefore()
     this.applyTo(k, done < this.n - 1 ? done : this.n - 1)
   }
 
@@ -143,12 +151,17 @@ export abstract class BatchWorker implements TaskProgram {
     }
   }
 
-  /** Someone waits on ch: end the batch at its first operation there still to complete. */
+  /** Someone waits on ch: end the batch at its first operation there still to complete, if that may wake it. */
   cut(k: TaskContext, ch: Channel): void {
     if (this.n === 0) return
     this.materialize(k)
     const d = this.offsetOf(ch, 0)
-    if (d >= 0) this.shorten(k, this.applied + 1 + d)
+    if (d >= 0 && this.mayWake(ch, d)) this.shorten(k, this.applied + 1 + d)
+  }
+
+  /** May the operation at offset d (on ch) wake a task waiting there now? */
+  protected mayWake(_ch: Channel, _d: number): boolean {
+    return true
   }
 
   /** ch must lose planned writes: end the batch before its first one not begun yet. */
@@ -245,8 +258,12 @@ export class BatchSender extends BatchWorker {
   protected waitQueue(ch: Channel): WaitQueue {
     return ch.writers
   }
-  protected silent(ch: Channel): boolean {
-    return ch.readers.size === 0 && ch.writers.size === 0
+  protected silent(ch: Channel, inFlight: boolean): boolean {
+    return ch.readers.size === 0 && (!(inFlight && this.waited) || ch.writers.size === 0)
+  }
+  // a writer that starts waiting is woken by a read, or by a write that waited itself
+  protected override mayWake(ch: Channel, d: number): boolean {
+    return !this.silent(ch, d === 0)
   }
   protected prepare(k: TaskContext, ch: Channel): void {
     // only a channel close to full, or with waiting writers, needs its exact fill
@@ -285,7 +302,7 @@ export class BatchSender extends BatchWorker {
         fits = b !== this && b.makeRoom(k, ch) && ch.room() >= ch.lazyWrites
       }
     }
-    if (!this.silent(ch)) return 1
+    if (!this.silent(ch, true)) return 1
     // the longest run of writes that begin with room and complete silently, channel by channel:
     // the one at offset d gets writes d, d + fds, ...
     const fds = this.group.channels.length
@@ -295,7 +312,7 @@ export class BatchSender extends BatchWorker {
       const room = c.room() - c.lazyWrites
       const byRoom = d === 0 ? (room + 1) * fds : d + room * fds
       if (byRoom < n) n = byRoom
-      if (d > 0 && d < n && !this.silent(c)) n = d + 1
+      if (d > 0 && d < n && !this.silent(c, false)) n = d + 1
     }
     for (let d = 0; d < fds && d < n; d++) {
       const c = this.channelAt(d)
@@ -319,7 +336,7 @@ export class BatchSender extends BatchWorker {
   }
   protected applyBulk(m: number): boolean {
     const fds = this.group.channels.length
-    for (let d = 0; d < fds && d < m; d++) if (!this.silent(this.channelAt(d))) return false
+    for (let d = 0; d < fds && d < m; d++) if (!this.silent(this.channelAt(d), d === 0)) return false
     // the write in flight completes silently: a writer that waited wakes no one without waiters
     this.waited = false
     // operations applied+1 .. applied+m complete (offsets 0..m-1 from the one in flight) and
@@ -380,7 +397,7 @@ export class BatchReceiver extends BatchWorker {
   protected waitQueue(ch: Channel): WaitQueue {
     return ch.readers
   }
-  protected silent(ch: Channel): boolean {
+  protected silent(ch: Channel, _inFlight: boolean): boolean {
     // pipe_read wakes a writer only when it frees a buffer of a full ring (reads only free
     // buffers); a socket's read may wake them whenever they wait (unix_writable)
     return ch.writers.size === 0 || (ch.pipe && ch.slots < ch.maxSlots)
@@ -411,7 +428,7 @@ export class BatchReceiver extends BatchWorker {
     if (this.ch.committed === 0) this.bench.coalesceFaults++
   }
   protected applyBulk(m: number): boolean {
-    if (!this.silent(this.ch)) return false
+    if (!this.silent(this.ch, true)) return false
     if (this.ch.committed < m + 1) this.bench.coalesceFaults++
     if (this.ch.consumeMany(m)) this.bench.coalesceFaults++
     this.got += m

@@ -116,14 +116,21 @@ class Worker implements TaskProgram {
         case 'woken':
           this.workStart = k.now
           this.state = 'slept'
-          if (!spec.calibrate && spec.sleepUs > 0) return k.sleepFor(task, Math.round(spec.sleepUs * US))
+          if (!spec.calibrate && spec.sleepUs > 0) {
+            // schbench's wakeup latency is now - wake_time of the message thread's wakeup only
+            k.unmeasuredWakeup(task)
+            return k.sleepFor(task, Math.round(spec.sleepUs * US))
+          }
           continue
         case 'slept':
           if (spec.calibrate) this.workStart = k.now
           if (spec.lock && !spec.calibrate) {
             // The lock of the CPU the request started on, retried after a wakeup.
             if (this.lockCpu < 0) this.lockCpu = k.cpuOf(task)
-            if (!b.cpuLocks[this.lockCpu].tryLock(task)) return k.block(task)
+            if (!b.cpuLocks[this.lockCpu].tryLock(task)) {
+              k.unmeasuredWakeup(task)
+              return k.block(task)
+            }
           }
           this.state = 'worked'
           return k.run(task, Math.round(spec.requestWorkUs * US))

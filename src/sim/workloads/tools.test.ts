@@ -141,6 +141,17 @@ describe('schbench', () => {
     expect(w.latencyUs.count).toBe(r.tasks.filter((t) => t.name.includes('w')).reduce((n, t) => n + t.latencyUs.count, 0))
   })
 
+  it('wakeup latency is the message thread\'s wakeup only, not the usleep or lock waits (now - wake_time)', () => {
+    // 2 workers on 4 CPUs: no queueing, so each woken worker runs within the wakeup path; a
+    // usleep wakeup would add the 50 us timer slack
+    const r = simulateText(scenarioText([{ type: 'schbench', messageThreads: 1, workers: 2, requestWorkUs: 1000 }], fastCpus(4), 200))
+    const w = r.workloads[0]
+    const requests = Number(w.extra?.requests)
+    // one sample per request: the wakeup that starts it
+    expect(Math.abs(w.latencyUs.count - requests)).toBeLessThanOrEqual(2)
+    expect(w.latencyUs.max).toBeLessThan(50)
+  })
+
   it('the per-CPU lock makes a preempted holder delay the others', () => {
     const lat = (lock: boolean) => simulateText(scenarioText([{ type: 'schbench', workers: 4, requestWorkUs: 3000, sleepUs: 0, lock }], fastCpus(1), 300)).workloads[0].requestLatencyUs?.p99 ?? 0
     expect(lat(true)).toBeGreaterThan(lat(false))

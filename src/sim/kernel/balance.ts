@@ -25,7 +25,7 @@ import type { FairSched } from './fair-sched'
 import type { StopWork } from './core'
 import { NIL } from './eevdf-tree'
 import { SCHED_IDLE } from './api'
-import { DEQUEUE_MIGRATING, DEQUEUE_SAVE, ENQUEUE_MIGRATED, ENQUEUE_RESTORE, entityEligible } from './fair'
+import { DEQUEUE_MIGRATING, DEQUEUE_SAVE, ENQUEUE_MIGRATED, ENQUEUE_RESTORE } from './fair'
 import { P_6_17 } from './features'
 import {
   CPU_IDLE, CPU_NEWLY_IDLE, CPU_NOT_IDLE, msecsToJiffies, maxLoadBalanceInterval, nrIdleScanFromUtil,
@@ -496,7 +496,7 @@ function smtVsNonsmt(env: LbEnv): boolean {
 }
 
 /** sched_balance_find_src_rq() (find_busiest_queue) */
-function findBusiestQueue(fs: FairSched, env: LbEnv, group: SchedGroup): number {
+export function findBusiestQueue(fs: FairSched, env: LbEnv, group: SchedGroup): number {
   const k = fs.k
   let busiest = -1
   let busiestUtil = 0
@@ -563,7 +563,7 @@ function taskHot(fs: FairSched, env: LbEnv, p: number): boolean {
 }
 
 /** can_migrate_task() */
-function canMigrateTask(fs: FairSched, env: LbEnv, p: number): boolean {
+export function canMigrateTask(fs: FairSched, env: LbEnv, p: number): boolean {
   const k = fs.k
   // A delayed-dequeued task (still queued, its load counted) moves only when the balance
   // migrates load (6.14+: migrating it does not balance runnable tasks); 6.12-6.13 moved it
@@ -571,7 +571,7 @@ function canMigrateTask(fs: FairSched, env: LbEnv, p: number): boolean {
   if (k.schedDelayed[p] && k.cfg.prof >= P_6_17 && env.migrationType !== MIGRATE_LOAD) return false
   // Prefer eligible tasks: an ineligible one moves only after the balance has failed (6.13+).
   if (k.cfg.prof >= P_6_17 && k.f.PLACE_LAG !== false && !env.sd.nrBalanceFailed && k.cfsNrQueued[env.dstCpu] > 0 &&
-      !entityEligible(k, env.srcCpu, p)) return false
+      !k.fn.entityEligible(k, env.srcCpu, p)) return false
   if (!k.cpuAllowed(p, env.dstCpu)) {
     env.flags |= LBF_SOME_PINNED
     if (env.idle === CPU_NEWLY_IDLE || env.flags & (LBF_DST_PINNED | LBF_ACTIVE_LB)) return false
@@ -657,7 +657,7 @@ function detachTasks(fs: FairSched, env: LbEnv): number {
     env.tasksVisited++
     const p = tail
     const prev = k.cfsTaskPrev[p]
-    let take = canMigrateTask(fs, env, p)
+    let take = fs.k.fn.canMigrateTask(fs, env, p)
     if (take) {
       switch (env.migrationType) {
         case MIGRATE_LOAD: {
@@ -705,7 +705,7 @@ function shrBound(v: number, shift: number): number {
 }
 
 /** need_active_balance() */
-function needActiveBalance(fs: FairSched, env: LbEnv): boolean {
+export function needActiveBalance(fs: FairSched, env: LbEnv): boolean {
   const k = fs.k
   const sd = env.sd
   if (env.migrationType === MIGRATE_TASK && sd.nrBalanceFailed > sd.cacheNiceTries + 2) return true
@@ -808,7 +808,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
         break
       }
       const group = findBusiestGroup(fs, env)
-      if (group) busiest = findBusiestQueue(fs, env, group)
+      if (group) busiest = fs.k.fn.findBusiestQueue(fs, env, group)
       if (busiest < 0) {
         if (simpleFind) {
           phaseSimple = true
@@ -886,7 +886,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
       if (!ldMoved) {
         sd.lbFailed[idle]++
         if (idle !== CPU_NEWLY_IDLE && env.migrationType !== MIGRATE_MISFIT) sd.nrBalanceFailed++
-        if (needActiveBalance(fs, env)) {
+        if (fs.k.fn.needActiveBalance(fs, env)) {
           const curr = k.curr[busiest]
           if (curr !== NIL && !k.cpuAllowed(curr, dstCpu)) {
             // seed 004/10: try the other sources instead of giving up
@@ -919,7 +919,7 @@ export function schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, i
       outcome = 'all_pinned'
       break
     }
-    if (!activeBalance || needActiveBalance(fs, env)) sd.balanceInterval = sd.minInterval
+    if (!activeBalance || fs.k.fn.needActiveBalance(fs, env)) sd.balanceInterval = sd.minInterval
     outcome = 'done'
     break
   }
@@ -980,7 +980,7 @@ export function activeLoadBalanceCpuStop(fs: FairSched, stopCpu: number): void {
     // detach_one_task(): from the tail, the first task allowed on target
     for (let p = cfsTasksTail(fs, src); p !== NIL; p = k.cfsTaskPrev[p]) {
       env.tasksVisited++
-      if (!canMigrateTask(fs, env, p)) continue
+      if (!fs.k.fn.canMigrateTask(fs, env, p)) continue
       detachTask(fs, env, p)
       env.nDetached = 0
       moved = p
@@ -1106,7 +1106,7 @@ export function schedBalanceDomains(fs: FairSched, cpu: number, idleIn: number):
     }
     let interval = sdBalanceIntervalJiffies(sd, busy, k.cfg.hz, fs.ncpus)
     if (j >= sd.lastBalance + interval) {
-      if (schedBalanceRq(fs, cpu, sd, idle, cont)) {
+      if (fs.k.fn.schedBalanceRq(fs, cpu, sd, idle, cont)) {
         idle = fs.idleCpu(cpu) ? CPU_IDLE : CPU_NOT_IDLE
         busy = idle !== CPU_IDLE && !fs.schedIdleCpu(cpu)
       }
@@ -1251,7 +1251,7 @@ export function schedBalanceNewidle(fs: FairSched, cpu: number): boolean {
         }
         weight = Math.floor((1024 + Math.floor(weight / 2)) / weight)
       }
-      pulled = schedBalanceRq(fs, cpu, sd, CPU_NEWLY_IDLE, cont)
+      pulled = fs.k.fn.schedBalanceRq(fs, cpu, sd, CPU_NEWLY_IDLE, cont)
       const cost = fs.lbEnv.costNs
       currCost += cost
       updateNewidleCost(fs, sd, cost)

@@ -26,9 +26,8 @@ import {
 import { EevdfTree, NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
 import {
-  avgVruntime, checkPreemptWakeupFair, dequeueEntity, dequeueTaskFair, enqueueTaskFair,
-  lagLimit, pickNextEntity, putPrevEntity, recomputeAvg, reweightTask, setNextTaskFair, taskTickFair,
-  updateCurr, yieldTaskFair, refreshRqMinSlice,
+  avgVruntime, dequeueTaskFair, enqueueTaskFair,
+  lagLimit, putPrevEntity, recomputeAvg, reweightTask, setNextTaskFair, refreshRqMinSlice,
   DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
   DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
 } from './fair'
@@ -36,6 +35,7 @@ import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from '.
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement, type Placement } from './placement'
+import { KERNEL_FNS, type KernelFns } from './fns'
 import {
   WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
 } from './recording'
@@ -171,6 +171,11 @@ export class Kernel implements TaskContext {
   readonly eq = new EventQueue(4096)
   placement: Placement
   hooks: LoadHooks = NO_LOAD_HOOKS
+  /**
+   * The hookable scheduling functions (./fns.ts): the model's own, or a patch module's table
+   * in which the functions it hooks are replaced. Set before the first event, never after.
+   */
+  fn: Readonly<KernelFns> = KERNEL_FNS
   readonly rt: RtClass
   /** The fair deadline server (null when FAIR_SERVER is off). */
   readonly fairServer: FairServer | null
@@ -640,7 +645,7 @@ export class Kernel implements TaskContext {
 
   /** Finish a delayed dequeue (picked while delayed, or woken with a full dequeue). */
   finishDelayedDequeue(cpu: number, se: number): void {
-    dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
+    this.fn.dequeueEntity(this, cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)
     refreshRqMinSlice(this, cpu)
     this.nrRunning[cpu]--
     if (this.policy[se] === SCHED_IDLE) this.nrIdleQueued[cpu]--
@@ -895,7 +900,7 @@ export class Kernel implements TaskContext {
       this.switchIn(cpu, next)
     }
     if (preempted && this.isFair(prev)) this.placement.taskPreempted?.(cpu, prev)
-    if (this.rt.hasPushable(cpu)) this.rt.pushRtTasks(cpu)
+    if (this.rt.hasPushable(cpu)) this.fn.pushRtTasks(this, cpu)
     this.placement.afterSchedule?.(cpu)
     this.thisCpu = prevThis
   }
@@ -903,7 +908,7 @@ export class Kernel implements TaskContext {
   /** pick_next_task(): RT first, then fair (newidle balance when empty), then idle. */
   private pickNextTask(cpu: number, prev: number): number {
     // balance_rt(): an RT prev that left lowers this CPU's priority: pull higher RT work
-    if (prev !== NIL && !this.isFair(prev) && this.onRq[prev] === 0) this.rt.pullRtTask(cpu, this.rtPrio[prev])
+    if (prev !== NIL && !this.isFair(prev) && this.onRq[prev] === 0) this.fn.pullRtTask(this, cpu, this.rtPrio[prev])
     const fs = this.fairServer
     for (let guard = 0; guard < 1000; guard++) {
       if (this.rt.nrRunning[cpu] > 0 && !(fs !== null && fs.boosted(cpu) && this.cfsNrRunnable[cpu] > 0)) {
@@ -914,8 +919,8 @@ export class Kernel implements TaskContext {
       }
       if (this.cfsNrQueued[cpu] > 0) {
         const cfsPrev = this.cfsCurr[cpu]
-        if (cfsPrev !== NIL && this.onRq[cfsPrev] !== 0) updateCurr(this, cpu)
-        const se = pickNextEntity(this, cpu, true)
+        if (cfsPrev !== NIL && this.onRq[cfsPrev] !== 0) this.fn.updateCurr(this, cpu)
+        const se = this.fn.pickNextEntity(this, cpu, true)
         if (se === NIL) continue // a delayed entity finished its dequeue; pick again
         if (this.rec !== null) this.rec.pickFair(cpu, se)
         this.putPrevSetNext(cpu, prev, se)
@@ -1160,7 +1165,7 @@ export class Kernel implements TaskContext {
   selectTaskRq(p: number, prevCpu: number, wakeFlags: number): number {
     let cpu = this.isFair(p)
       ? this.placement.selectTaskRq(p, prevCpu, wakeFlags, this.thisCpu)
-      : this.rt.selectTaskRq(p, prevCpu, this.thisCpu)
+      : this.fn.selectTaskRqRt(this, p, prevCpu, this.thisCpu)
     if (cpu < 0 || cpu >= this.ncpus || !this.cpuAllowed(p, cpu)) cpu = this.selectFallbackRq(p, prevCpu)
     if (this.rec !== null) this.rec.selected(p, prevCpu, wakeFlags, cpu)
     return cpu
@@ -1209,7 +1214,7 @@ export class Kernel implements TaskContext {
           why = WP_RT_HIGHER_PRIO
         }
       } else if (!pRt && !cRt) {
-        why = checkPreemptWakeupFair(this, cpu, p, wakeFlags)
+        why = this.fn.checkPreemptWakeupFair(this, cpu, p, wakeFlags)
       } else {
         why = WP_FAIR_UNDER_RT
       }
@@ -1254,7 +1259,7 @@ export class Kernel implements TaskContext {
     if (this.needReschedLazy[cpu] !== 0) this.reschedCurr(cpu)
     const curr = this.curr[cpu]
     if (curr !== NIL) {
-      if (this.isFair(curr)) taskTickFair(this, cpu, false)
+      if (this.isFair(curr)) this.fn.taskTickFair(this, cpu, false)
       else this.rt.taskTick(cpu, curr)
     }
     if (this.rec !== null) this.rec.tick(cpu)
@@ -1572,7 +1577,7 @@ export class Kernel implements TaskContext {
       if (act === ACT_YIELD) {
         this.action[t] = ACT_RUN
         this.remaining[t] = 0
-        if (this.isFair(t)) yieldTaskFair(this, cpu, t)
+        if (this.isFair(t)) this.fn.yieldTaskFair(this, cpu, t)
         else this.rt.yieldTask(cpu, t)
         this.armRunDone(cpu, t)
         this.yielding = true
@@ -1666,7 +1671,7 @@ export class Kernel implements TaskContext {
       // steal time (PARAVIRT_TIME_ACCOUNTING): rq->clock_task skips it, the task is not charged
       const prevThis = this.thisCpu
       this.thisCpu = cpu
-      if (this.isFair(curr)) updateCurr(this, cpu)
+      if (this.isFair(curr)) this.fn.updateCurr(this, cpu)
       else this.rt.updateCurr(cpu)
       this.thisCpu = prevThis
       this.execStart[curr] = this.stallUntil[cpu]
@@ -1824,7 +1829,7 @@ export class Kernel implements TaskContext {
     const prevThis = this.thisCpu
     this.thisCpu = cpu
     if (this.rec !== null) this.rec.hrtick(cpu)
-    taskTickFair(this, cpu, true)
+    this.fn.taskTickFair(this, cpu, true)
     this.thisCpu = prevThis
     if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, this.now)
   }
@@ -2039,7 +2044,7 @@ export class Kernel implements TaskContext {
     for (let cpu = 0; cpu < this.ncpus; cpu++) {
       const t = this.curr[cpu]
       if (t !== NIL) {
-        if (this.isFair(t)) updateCurr(this, cpu)
+        if (this.isFair(t)) this.fn.updateCurr(this, cpu)
         else this.rt.updateCurr(cpu)
       }
       if (this.mode[cpu] === CPU_BUSY) {

@@ -14,9 +14,8 @@
  */
 import type { FairSched } from './fair-sched'
 import { NIL } from './eevdf-tree'
-import { cfsRqMaxSlice, pickEevdf } from './fair'
+import { cfsRqMaxSlice } from './fair'
 import { findEnergyEfficientCpu } from './eas'
-import { selectIdleSibling } from './select'
 
 /**
  * A short-slice task: its slice is shorter than the default one, or than a slice some task
@@ -44,7 +43,7 @@ export function fairTaskWoken(fs: FairSched, cpu: number, p: number): void {
   const curr = k.curr[cpu]
   // An idle CPU runs one of its woken tasks; the others are handled when it schedules (13).
   if (curr === NIL || !waiting(fs, p, cpu) || !shortOnRq(fs, p, cpu)) return
-  if (k.needResched[cpu] !== 0 && pickEevdf(k, cpu, true) === p) return
+  if (k.needResched[cpu] !== 0 && k.fn.pickEevdf(k, cpu, true) === p) return
   // PREEMPT_SHORT applied (p's slice beats the running one's) and still did not get p the CPU
   const preemptShort = f.PREEMPT_SHORT === true && k.isFair(curr) && k.slice[p] < k.slice[curr]
   if (preemptShort ? !f.PUSH_SHORT_PREEMPT : !f.PUSH_SHORT_WAKEUP) return
@@ -109,7 +108,7 @@ function selectPushTarget(fs: FairSched, p: number, src: number): number {
   fs.selectScanned = 0
   let dst = -1
   if (fs.eas && !fs.d.rd.overutilized) dst = runsFirstOn(fs, p, src, findEnergyEfficientCpu(fs, p, src, src))
-  if (dst < 0) dst = runsFirstOn(fs, p, src, selectIdleSibling(fs, p, src, src, false))
+  if (dst < 0) dst = runsFirstOn(fs, p, src, fs.k.fn.selectIdleSibling(fs, p, src, src, false))
   const c = k.cfg.costs
   k.chargeCpu(src, c.selectWorkNs + c.selectPerCpuWorkNs * fs.selectScanned)
   fs.selectScanned = 0

@@ -16,9 +16,9 @@ import {
   buildPerfDomains, effectiveCpuUtil, energyModelUsable, freqScaleOf, schedutilOppIndex, sugovEffectiveCpuPerf,
   UCLAMP_MAX, UCLAMP_MIN, UclampRq, uclampEffValue, utilFitsCpu, type PerfDomain, type UtilBounds
 } from './energy'
-import { newSliceScan, selectTaskRqFair, type ScanScratch, type SliceScan } from './select'
+import { newSliceScan, type ScanScratch, type SliceScan } from './select'
 import {
-  checkUpdateOverutilized, LbEnv, makeStopWork, nohzIdleBalanceRun, preemptActiveBalance, schedBalanceNewidle,
+  LbEnv, makeStopWork, nohzIdleBalanceRun, preemptActiveBalance,
   schedBalanceTrigger, SgStats, updateMisfitStatus
 } from './balance'
 import { clearPushable, fairAfterSchedule, fairPushTick, fairTaskWoken } from './fair-push'
@@ -344,7 +344,7 @@ export class FairSched implements Placement, LoadHooks {
       else this.idle.taskWaits(se, this.k.now)
     }
     // check_update_overutilized_status() on wakeups
-    if (flags & ENQUEUE_WAKEUP) checkUpdateOverutilized(this, cpu)
+    if (flags & ENQUEUE_WAKEUP) this.k.fn.checkUpdateOverutilized(this, cpu)
   }
 
   dequeueEntityLoad(cpu: number, se: number, flags: number, delayed: boolean): void {
@@ -398,7 +398,7 @@ export class FairSched implements Placement, LoadHooks {
     if (this.k.nrCpusAllowed[p] <= 1) return prevCpu
     this.selectScanned = 0
     const recent = this.k.recentUsedCpu[p]
-    const cpu = selectTaskRqFair(this, p, prevCpu, wakeFlags, thisCpu)
+    const cpu = this.k.fn.selectTaskRqFair(this, p, prevCpu, wakeFlags, thisCpu)
     if (this.k.rec !== null) this.k.rec.selectFair(p, prevCpu, thisCpu, wakeFlags, cpu, this.selectScanned, recent)
     // the selecting CPU pays for the scan (none at setup, outside any CPU's context)
     if (thisCpu >= 0) {
@@ -427,7 +427,7 @@ export class FairSched implements Placement, LoadHooks {
   }
 
   newidleBalance(cpu: number): boolean {
-    const pulled = schedBalanceNewidle(this, cpu)
+    const pulled = this.k.fn.schedBalanceNewidle(this, cpu)
     if (!pulled && this.k.nrRunning[cpu] === 0) this.cpuGoesIdle(cpu)
     return pulled
   }
@@ -457,7 +457,7 @@ export class FairSched implements Placement, LoadHooks {
     const curr = k.curr[cpu]
     if (curr !== NIL && k.isFair(curr)) {
       updateMisfitStatus(this, curr, cpu)
-      checkUpdateOverutilized(this, cpu)
+      this.k.fn.checkUpdateOverutilized(this, cpu)
     }
     this.idle.cpuBusy(cpu, k.lastBusyStart[cpu], this.canRunOn)
     this.cpufreqUpdateUtil(cpu)

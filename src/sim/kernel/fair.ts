@@ -171,7 +171,7 @@ export function updateEntityLag(k: Kernel, cpu: number, se: number): boolean {
  * Seed 000 patches 4-5 and their alternatives: what a waking entity keeps of its positive lag.
  * Runs on ENQUEUE_WAKEUP before the entity is placed (enqueue_task_fair's decay_entity_lag).
  */
-function decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void {
+export function decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void {
   const f = k.f
   if (f.IDLE_SEQ && k.vlagSeq[se] !== k.idleSeq[cpu]) {
     // Peter's idle_seq alternative: the queue emptied while se slept, its lag is stale.
@@ -264,7 +264,7 @@ export function updateCurr(k: Kernel, cpu: number): void {
   k.sumExec[curr] += delta
   if (k.fairServer !== null) k.fairServer.account(cpu, delta)
   k.vruntime[curr] += calcDeltaFair(delta, k.weight[curr])
-  const resched = updateDeadline(k, cpu, curr)
+  const resched = k.fn.updateDeadline(k, cpu, curr)
   if (k.cfsNrQueued[cpu] === 1) return
   const prof = k.cfg.prof
   if (prof >= P_6_17) {
@@ -275,7 +275,7 @@ export function updateCurr(k: Kernel, cpu: number): void {
   } else if (prof >= P_6_12) {
     // 6.12: also when a short wakeup cancelled the protection and curr is now ineligible
     // (did_preempt_short(), gated by PREEMPT_SHORT)
-    if (resched || (k.f.PREEMPT_SHORT && k.vprot[curr] !== k.deadline[curr] && !entityEligible(k, cpu, curr))) {
+    if (resched || (k.f.PREEMPT_SHORT && k.vprot[curr] !== k.deadline[curr] && !k.fn.entityEligible(k, cpu, curr))) {
       k.reschedCurrLazy(cpu)
       clearBuddies(k, cpu, curr)
     }
@@ -388,10 +388,10 @@ function dequeueTree(k: Kernel, cpu: number, se: number): void {
 /** enqueue_entity() */
 export function enqueueEntity(k: Kernel, cpu: number, se: number, flags: number): void {
   const isCurr = k.cfsCurr[cpu] === se
-  if (isCurr) placeEntity(k, cpu, se, flags)
-  updateCurr(k, cpu)
+  if (isCurr) k.fn.placeEntity(k, cpu, se, flags)
+  k.fn.updateCurr(k, cpu)
   k.hooks.enqueueEntityLoad(cpu, se, flags)
-  if (!isCurr) placeEntity(k, cpu, se, flags)
+  if (!isCurr) k.fn.placeEntity(k, cpu, se, flags)
   k.cfsLoad[cpu] += k.weight[se]
   k.cfsNrQueued[cpu]++
   k.cfsTasksAdd(cpu, se)
@@ -406,13 +406,13 @@ export function enqueueEntity(k: Kernel, cpu: number, se: number, flags: number)
  */
 export function dequeueEntity(k: Kernel, cpu: number, se: number, flags: number): boolean {
   const f = k.f
-  updateCurr(k, cpu)
+  k.fn.updateCurr(k, cpu)
   clearBuddies(k, cpu, se)
   if (!(flags & DEQUEUE_DELAYED)) {
     const sleep = (flags & DEQUEUE_SLEEP) !== 0 && (flags & DEQUEUE_SPECIAL) === 0
-    if (f.DELAY_DEQUEUE && sleep && !entityEligible(k, cpu, se)) {
+    if (f.DELAY_DEQUEUE && sleep && !k.fn.entityEligible(k, cpu, se)) {
       k.hooks.dequeueEntityLoad(cpu, se, flags, true)
-      if (f.DD_NEGLAG) updateEntityLag(k, cpu, se)
+      if (f.DD_NEGLAG) k.fn.updateEntityLag(k, cpu, se)
       k.schedDelayed[se] = 1
       k.nrDelayed++
       if (k.onDelayed !== null) k.onDelayed(cpu, se)
@@ -422,7 +422,7 @@ export function dequeueEntity(k: Kernel, cpu: number, se: number, flags: number)
     }
   }
   k.hooks.dequeueEntityLoad(cpu, se, flags, false)
-  updateEntityLag(k, cpu, se)
+  k.fn.updateEntityLag(k, cpu, se)
   if (f.PLACE_REL_DEADLINE && !(flags & DEQUEUE_SLEEP)) {
     k.deadline[se] -= k.vruntime[se]
     k.relDeadline[se] = 1
@@ -444,12 +444,12 @@ export function dequeueEntity(k: Kernel, cpu: number, se: number, flags: number)
 /** requeue_delayed_entity(): a delayed entity is woken while still queued. */
 export function requeueDelayedEntity(k: Kernel, cpu: number, se: number): void {
   const f = k.f
-  updateCurr(k, cpu)
+  k.fn.updateCurr(k, cpu)
   let replace = false
   if (f.DD_NEGLAG) {
-    replace = updateEntityLag(k, cpu, se)
+    replace = k.fn.updateEntityLag(k, cpu, se)
   } else if (f.DELAY_ZERO) {
-    updateEntityLag(k, cpu, se)
+    k.fn.updateEntityLag(k, cpu, se)
     if (k.vlag[se] > 0) {
       k.vlag[se] = 0
       replace = true
@@ -459,7 +459,7 @@ export function requeueDelayedEntity(k: Kernel, cpu: number, se: number): void {
     const isCurr = se === k.cfsCurr[cpu]
     k.cfsNrQueued[cpu]--
     if (!isCurr) dequeueTree(k, cpu, se)
-    placeEntity(k, cpu, se, 0)
+    k.fn.placeEntity(k, cpu, se, 0)
     if (!isCurr) enqueueTree(k, cpu, se)
     k.cfsNrQueued[cpu]++
   }
@@ -471,13 +471,13 @@ export function requeueDelayedEntity(k: Kernel, cpu: number, se: number): void {
 /** enqueue_task_fair(). The core has already set task_cpu. */
 export function enqueueTaskFair(k: Kernel, cpu: number, p: number, flags: number): void {
   if (flags & ENQUEUE_DELAYED) {
-    requeueDelayedEntity(k, cpu, p)
+    k.fn.requeueDelayedEntity(k, cpu, p)
     refreshRqMinSlice(k, cpu)
     if (k.onFairEnqueue !== null) k.onFairEnqueue(cpu, p, flags)
     return
   }
-  if ((flags & ENQUEUE_WAKEUP) && k.onRq[p] === 0) decayEntityLag(k, cpu, p, flags)
-  enqueueEntity(k, cpu, p, flags)
+  if ((flags & ENQUEUE_WAKEUP) && k.onRq[p] === 0) k.fn.decayEntityLag(k, cpu, p, flags)
+  k.fn.enqueueEntity(k, cpu, p, flags)
   // a delayed task moved by the balancer stays delayed: queued, not runnable
   if (k.schedDelayed[p] === 0 && k.cfsNrRunnable[cpu]++ === 0 && k.fairServer !== null) k.fairServer.start(cpu)
   refreshRqMinSlice(k, cpu)
@@ -496,7 +496,7 @@ function hrtickUpdate(k: Kernel, cpu: number): void {
  */
 export function dequeueTaskFair(k: Kernel, cpu: number, p: number, flags: number): boolean {
   const wasDelayed = k.schedDelayed[p] !== 0
-  const done = dequeueEntity(k, cpu, p, flags)
+  const done = k.fn.dequeueEntity(k, cpu, p, flags)
   if (done && !wasDelayed) k.cfsNrRunnable[cpu]--
   if (k.cfsNrQueued[cpu] === 0 && k.fairServer !== null) k.fairServer.stop(cpu)
   refreshRqMinSlice(k, cpu)
@@ -520,7 +520,7 @@ export function reweightTask(k: Kernel, cpu: number, se: number, newWeight: numb
     return
   }
   const isCurr = se === k.cfsCurr[cpu]
-  if (isCurr) updateCurr(k, cpu)
+  if (isCurr) k.fn.updateCurr(k, cpu)
   const V = avgVruntime(k, cpu)
   let vlag = entityLag(k, cpu, se, V)
   let drel = k.deadline[se] - V
@@ -561,13 +561,13 @@ export function pickEevdf(k: Kernel, cpu: number, protect: boolean): number {
     // gates it by protect, so a short wakeup's pick no longer returns an old buddy
     const next = k.cfsNext[cpu]
     const gate = prof >= P_TIP26 && !f.NB_POSTED ? protect : true
-    if (f.PICK_BUDDY && gate && next !== NIL && entityEligible(k, cpu, next)) return next
+    if (f.PICK_BUDDY && gate && next !== NIL && k.fn.entityEligible(k, cpu, next)) return next
   }
-  if (curr !== NIL && !entityEligible(k, cpu, curr)) curr = NIL
+  if (curr !== NIL && !k.fn.entityEligible(k, cpu, curr)) curr = NIL
   if (curr !== NIL && protect && (prof >= P_6_17 || f.RUN_TO_PARITY) && protectSlice(k, curr)) return curr
   let best = NIL
   const leftmost = tree.first(cpu)
-  if (leftmost !== NIL && entityEligible(k, cpu, leftmost)) {
+  if (leftmost !== NIL && k.fn.entityEligible(k, cpu, leftmost)) {
     best = leftmost
   } else {
     let node = tree.root[cpu]
@@ -577,7 +577,7 @@ export function pickEevdf(k: Kernel, cpu: number, protect: boolean): number {
         node = left
         continue
       }
-      if (entityEligible(k, cpu, node)) {
+      if (k.fn.entityEligible(k, cpu, node)) {
         best = node
         break
       }
@@ -598,9 +598,9 @@ export function pickNextEntity(k: Kernel, cpu: number, protect: boolean): number
   if (prof < P_6_19 && !k.f.NB_POSTED) {
     const next = k.cfsNext[cpu]
     const buddyOk = prof >= P_6_17 ? k.f.PICK_BUDDY : k.f.NEXT_BUDDY
-    if (buddyOk && next !== NIL && entityEligible(k, cpu, next)) se = next
+    if (buddyOk && next !== NIL && k.fn.entityEligible(k, cpu, next)) se = next
   }
-  if (se === NIL) se = pickEevdf(k, cpu, protect)
+  if (se === NIL) se = k.fn.pickEevdf(k, cpu, protect)
   if (se !== NIL && k.schedDelayed[se] !== 0) {
     k.delayedPicked(cpu, se)
     return NIL
@@ -616,7 +616,7 @@ export function setNextEntity(k: Kernel, cpu: number, se: number, first: boolean
     k.hooks.setNextLoad(cpu, se)
   }
   k.cfsCurr[cpu] = se
-  if (first && k.onRq[se] !== 0) setProtectSlice(k, cpu, se)
+  if (first && k.onRq[se] !== 0) k.fn.setProtectSlice(k, cpu, se)
   k.execStart[se] = k.now
   k.prevSumExec[se] = k.sumExec[se]
 }
@@ -630,7 +630,7 @@ export function setNextTaskFair(k: Kernel, cpu: number, p: number, first: boolea
 /** put_prev_entity(): curr goes back into the tree (if still queued). */
 export function putPrevEntity(k: Kernel, cpu: number, se: number): void {
   if (k.onRq[se] !== 0) {
-    updateCurr(k, cpu)
+    k.fn.updateCurr(k, cpu)
     enqueueTree(k, cpu, se)
     k.hooks.putPrevLoad(cpu, se)
   }
@@ -684,7 +684,7 @@ function preemptSync(k: Kernel, se: number, pse: number, wakeFlags: number): num
 function doPreemptBuddyPosted(k: Kernel, cpu: number, se: number, pse: number, wakeFlags: number): number {
   if ((wakeFlags & WF_FORK) || k.schedDelayed[pse] !== 0) return PREEMPT_WAKEUP_NONE
   // only a waker in task context, not an interrupt's wakeup (in_task())
-  if (k.inTask && !entityEligible(k, cpu, se)) return PREEMPT_WAKEUP_RESCHED
+  if (k.inTask && !k.fn.entityEligible(k, cpu, se)) return PREEMPT_WAKEUP_RESCHED
   const next = k.cfsNext[cpu]
   if (next !== NIL && next !== pse && k.deadline[next] < k.deadline[pse]) return PREEMPT_WAKEUP_NEXT
   k.cfsNext[cpu] = pse
@@ -719,7 +719,7 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
   if (currIdle !== pIdle || pIdle) return WP_IDLE_POLICY
   if (k.policy[p] === SCHED_BATCH) return WP_BATCH
   if (tip && k.schedDelayed[p] !== 0) return WP_DELAYED
-  updateCurr(k, cpu)
+  k.fn.updateCurr(k, cpu)
 
   let action = PREEMPT_WAKEUP_PICK
   if (prof >= P_6_12 && f.PREEMPT_SHORT && k.slice[p] < k.slice[se] && (prof !== P_6_12 || doPreemptShort(k, cpu, p, se))) {
@@ -729,7 +729,7 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
     if (action === PREEMPT_WAKEUP_NEXT) action = PREEMPT_WAKEUP_PICK
   } else if (prof >= P_6_19 || f.NB_MERGED) {
     if ((wakeFlags & WF_FORK) || k.schedDelayed[p] !== 0) return WP_FORK_OR_DELAYED
-    if (f.NB_MERGED && k.inTask && !entityEligible(k, cpu, se)) action = PREEMPT_WAKEUP_RESCHED
+    if (f.NB_MERGED && k.inTask && !k.fn.entityEligible(k, cpu, se)) action = PREEMPT_WAKEUP_RESCHED
     else if (f.NEXT_BUDDY && setPreemptBuddy(k, cpu, p) && (wakeFlags & WF_SYNC)) action = preemptSync(k, se, p, wakeFlags)
   }
   if (action === PREEMPT_WAKEUP_NONE) return WP_BUDDY_NO_PREEMPT
@@ -740,15 +740,15 @@ export function checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFl
 
   // 6.12 cancelled the protection before the pick, for good
   if (prof === P_6_12 && action === PREEMPT_WAKEUP_SHORT) cancelProtectSlice(k, se)
-  const nse = pickEevdf(k, cpu, action !== PREEMPT_WAKEUP_SHORT)
-  if (nse === p || (tip && action === PREEMPT_WAKEUP_SHORT && entityEligible(k, cpu, p))) {
+  const nse = k.fn.pickEevdf(k, cpu, action !== PREEMPT_WAKEUP_SHORT)
+  if (nse === p || (tip && action === PREEMPT_WAKEUP_SHORT && k.fn.entityEligible(k, cpu, p))) {
     preemptFair(k, cpu, se, p, action)
     return action === PREEMPT_WAKEUP_SHORT ? WP_SHORT_PREEMPT : WP_PICK
   }
   if (prof === P_6_17) {
-    if (f.RUN_TO_PARITY && action === PREEMPT_WAKEUP_SHORT) updateProtectSlice(k, cpu, se)
+    if (f.RUN_TO_PARITY && action === PREEMPT_WAKEUP_SHORT) k.fn.updateProtectSlice(k, cpu, se)
   } else if (prof >= P_6_19 || f.NB_POSTED) {
-    if (f.RUN_TO_PARITY) updateProtectSlice(k, cpu, se)
+    if (f.RUN_TO_PARITY) k.fn.updateProtectSlice(k, cpu, se)
   }
   return action === PREEMPT_WAKEUP_SHORT ? WP_SHORT_NOT_PICKED : WP_NOT_PICKED
 }
@@ -769,8 +769,8 @@ function preemptFair(k: Kernel, cpu: number, se: number, p: number, action: numb
  * eligible and has the earlier deadline, or curr is no longer eligible.
  */
 function doPreemptShort(k: Kernel, cpu: number, pse: number, se: number): boolean {
-  if (!entityEligible(k, cpu, pse)) return false
-  return k.deadline[pse] < k.deadline[se] || !entityEligible(k, cpu, se)
+  if (!k.fn.entityEligible(k, cpu, pse)) return false
+  return k.deadline[pse] < k.deadline[se] || !k.fn.entityEligible(k, cpu, se)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -779,7 +779,7 @@ function doPreemptShort(k: Kernel, cpu: number, pse: number, se: number): boolea
 
 /** task_tick_fair() / entity_tick(). `queued` = this tick is the hrtick expiry. */
 export function taskTickFair(k: Kernel, cpu: number, queued: boolean): void {
-  updateCurr(k, cpu)
+  k.fn.updateCurr(k, cpu)
   const curr = k.cfsCurr[cpu]
   if (curr !== NIL) k.hooks.tickLoad(cpu, curr)
   if (k.cfg.prof >= P_6_19) avgVruntime(k, cpu)
@@ -806,14 +806,14 @@ export function hrtickStartFair(k: Kernel, cpu: number, p: number): void {
 export function yieldTaskFair(k: Kernel, cpu: number, p: number): void {
   if (k.nrRunning[cpu] <= 1) return
   clearBuddies(k, cpu, p)
-  updateCurr(k, cpu)
+  k.fn.updateCurr(k, cpu)
   if (k.cfg.prof < P_6_19) {
     k.deadline[p] += calcDeltaFair(k.slice[p], k.weight[p])
     return
   }
-  if (entityEligible(k, cpu, p)) {
+  if (k.fn.entityEligible(k, cpu, p)) {
     k.vruntime[p] = k.deadline[p]
-    updateDeadline(k, cpu, p)
+    k.fn.updateDeadline(k, cpu, p)
   }
 }
 

@@ -248,7 +248,7 @@ export class RtClass {
     const curr = k.curr[cpu]
     const blocked = curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])
     if (blocked || !this.taskFitsCpu(p, cpu)) {
-      const target = this.findLowestRq(p, thisCpu)
+      const target = k.fn.findLowestRq(k, p, thisCpu)
       if (!blocked && target >= 0 && !this.taskFitsCpu(p, target)) return cpu
       if (target >= 0 && k.rtPrio[p] > this.cpuPrio(target)) cpu = target
     }
@@ -282,7 +282,7 @@ export class RtClass {
         k.reschedCurr(cpu)
         return
       }
-      const target = this.findLowestRq(p, cpu)
+      const target = k.fn.findLowestRq(k, p, cpu)
       if (target < 0 || target === cpu) return
       k.counters.rtPush = (k.counters.rtPush ?? 0) + 1
       if (k.rec !== null) k.rec.rtMove(p, cpu, target, true)
@@ -305,7 +305,7 @@ export class RtClass {
         k.at(k.now + k.cfg.costs.ipiNs, () => {
           const prevThis = k.thisCpu
           k.thisCpu = src
-          this.pushRtTasks(src)
+          k.fn.pushRtTasks(k, src)
           k.thisCpu = prevThis
         })
         continue
@@ -321,7 +321,7 @@ export class RtClass {
     const k = this.k
     const curr = k.curr[cpu]
     if (curr === p || k.needResched[cpu] !== 0 || k.nrCpusAllowed[p] < 2) return
-    if (curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])) this.pushRtTasks(cpu)
+    if (curr !== NIL && !k.isFair(curr) && (k.nrCpusAllowed[curr] < 2 || k.rtPrio[curr] >= k.rtPrio[p])) k.fn.pushRtTasks(k, cpu)
   }
 }
 

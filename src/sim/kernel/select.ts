@@ -44,7 +44,7 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
       const target = findEnergyEfficientCpu(fs, p, prevCpu, cpu)
       if (target >= 0) return target
     }
-    wantAffine = !wakeWide(fs, p, cpu) && k.cpuAllowed(p, cpu)
+    wantAffine = !fs.k.fn.wakeWide(fs, p, cpu) && k.cpuAllowed(p, cpu)
   }
   // The reviewer alternative to the thin selection: force the slow path for wakeups.
   const slowWake = f.LB_PROMOTE === true && f.ALT_LBP_SLOW_WAKE === true && (wakeFlags & WF_TTWU) !== 0
@@ -54,7 +54,7 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
     // Both this CPU and prev are in this domain: a valid wake-affine target.
     if (wantAffine && tmp.flags & SD_WAKE_AFFINE && tmp.spanMask[prevCpu]) {
       if (cpu !== prevCpu) {
-        newCpu = wakeAffine(fs, tmp, p, cpu, prevCpu, sync)
+        newCpu = fs.k.fn.wakeAffine(fs, tmp, p, cpu, prevCpu, sync)
         if (k.rec !== null) k.rec.wakeAffine(p, cpu, prevCpu, newCpu)
       }
       slow = null
@@ -65,7 +65,7 @@ export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wake
     else if (!wantAffine) break
   }
   if (slow) return schedBalanceFindDstCpu(fs, slow, p, cpu, prevCpu, sdFlag, slowWake)
-  if (wakeFlags & WF_TTWU) return selectIdleSibling(fs, p, prevCpu, newCpu)
+  if (wakeFlags & WF_TTWU) return fs.k.fn.selectIdleSibling(fs, p, prevCpu, newCpu, true)
   return newCpu >= 0 && k.cpuAllowed(p, newCpu) ? newCpu : firstAllowed(fs, p, cpu)
 }
 
@@ -269,7 +269,7 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
   }
   if (asym) {
     const sd = d.sdAsymCpucapacity[target]!
-    const i = selectIdleCapacity(fs, p, sd, target)
+    const i = fs.k.fn.selectIdleCapacity(fs, p, sd, target)
     if (i >= 0) return i
     return selectSlice(fs, p, sd, target)
   }
@@ -283,7 +283,7 @@ export function selectIdleSibling(fs: FairSched, p: number, prev: number, target
       if (i >= 0) return i
     }
   }
-  const i = selectIdleCpu(fs, p, sd, hasIdleCore, target)
+  const i = fs.k.fn.selectIdleCpu(fs, p, sd, hasIdleCore, target)
   if (i >= 0) return i
   if (prevAff >= 0) return prevAff
   if (recent >= 0) return recent

@@ -20,7 +20,7 @@ import { NIL } from '../kernel/eevdf-tree'
 import { floorDiv } from '../kernel/weights'
 import { isRtPolicy, WF_CURRENT_CPU, WF_FORK, WF_SYNC, WF_TTWU } from '../kernel/api'
 import { P_6_17, P_6_19 } from '../kernel/features'
-import { pickEevdf, protectSlice } from '../kernel/fair'
+import { protectSlice } from '../kernel/fair'
 import { FairSched } from '../kernel/fair-sched'
 import { idleStatesOf } from '../kernel/topology'
 import * as W from '../kernel/recording'
@@ -528,7 +528,7 @@ export class Recorder implements W.KernelRecorder {
       } else code = 'WAKEUP_LATER_DEADLINE'
       r.code = code
       // the entity pick_eevdf() prefers (a pure read of the queue)
-      const best = pickEevdf(k, cpu, why === W.WP_NOT_PICKED)
+      const best = k.fn.pickEevdf(k, cpu, why === W.WP_NOT_PICKED)
       if (best !== NIL && best !== p) {
         r.picked = best
         r.bestDeadline = k.deadline[best]

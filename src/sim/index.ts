@@ -5,7 +5,7 @@
 import type { Scenario } from './scenario/types'
 import type { CpuResult, TaskResult, VariantResult, WorkloadResult } from '../shared/result'
 import { buildTopology } from './kernel/topology'
-import { resolveKernelConfig } from './kernel/config'
+import { resolveKernelConfig } from './scenario/kernel-config'
 import { Kernel } from './kernel/core'
 import { FairSched } from './kernel/fair-sched'
 import { createWorkload } from './workloads'

@@ -34,16 +34,11 @@ import {
 } from './domains'
 import { capacityGreater } from './energy'
 import { firstIdleFromLlc } from './select'
+import {
+  adjustNumaImbalance, groupClassify, GROUP_ASYM_PACKING, GROUP_FULLY_BUSY, GROUP_HAS_SPARE, GROUP_IMBALANCED,
+  GROUP_MISFIT_TASK, GROUP_OVERLOADED, GROUP_SMT_BALANCE, SgStats
+} from './group-stats'
 import { LB_ALL_PINNED, LB_BALANCED, LB_DONE, LB_ONE_PINNED } from './recording'
-
-// enum group_type, in order of how badly a group needs help
-export const GROUP_HAS_SPARE = 0
-export const GROUP_FULLY_BUSY = 1
-export const GROUP_MISFIT_TASK = 2
-export const GROUP_SMT_BALANCE = 3
-export const GROUP_ASYM_PACKING = 4
-export const GROUP_IMBALANCED = 5
-export const GROUP_OVERLOADED = 6
 
 // enum migration_type
 export const MIGRATE_LOAD = 0
@@ -65,77 +60,10 @@ export const LBF_ACTIVE_LB = 0x10
 export const SCHED_NR_MIGRATE_BREAK = 32
 /** MAX_PINNED_INTERVAL, ms. */
 export const MAX_PINNED_INTERVAL = 512
-const NUMA_IMBALANCE_MIN = 2
 
 const NOHZ_BALANCE_KICK = 0x1
 const NOHZ_STATS_KICK = 0x2
 const NOHZ_NEXT_KICK = 0x8
-
-/** struct sg_lb_stats */
-export class SgStats {
-  avgLoad = 0
-  groupLoad = 0
-  groupCapacity = 0
-  groupUtil = 0
-  groupRunnable = 0
-  sumNrRunning = 0
-  sumHNrRunning = 0
-  idleCpus = 0
-  groupWeight = 0
-  groupType = GROUP_HAS_SPARE
-  groupSmtBalance = 0
-  groupMisfitTaskLoad = 0
-
-  reset(): void {
-    this.copyFrom(ZERO_STATS)
-  }
-
-  copyFrom(o: SgStats): void {
-    this.avgLoad = o.avgLoad
-    this.groupLoad = o.groupLoad
-    this.groupCapacity = o.groupCapacity
-    this.groupUtil = o.groupUtil
-    this.groupRunnable = o.groupRunnable
-    this.sumNrRunning = o.sumNrRunning
-    this.sumHNrRunning = o.sumHNrRunning
-    this.idleCpus = o.idleCpus
-    this.groupWeight = o.groupWeight
-    this.groupType = o.groupType
-    this.groupSmtBalance = o.groupSmtBalance
-    this.groupMisfitTaskLoad = o.groupMisfitTaskLoad
-  }
-}
-
-const ZERO_STATS = new SgStats()
-
-function groupIsOverloaded(pct: number, s: SgStats): boolean {
-  if (s.sumNrRunning <= s.groupWeight) return false
-  if (s.groupCapacity * 100 < s.groupUtil * pct) return true
-  return s.groupCapacity * pct < s.groupRunnable * 100
-}
-
-function groupHasCapacity(pct: number, s: SgStats): boolean {
-  if (s.sumNrRunning < s.groupWeight) return true
-  if (s.groupCapacity * pct < s.groupRunnable * 100) return false
-  return s.groupCapacity * 100 > s.groupUtil * pct
-}
-
-/** group_classify() */
-export function groupClassify(pct: number, group: SchedGroup, s: SgStats): number {
-  if (groupIsOverloaded(pct, s)) return GROUP_OVERLOADED
-  if (group.sgc.imbalance) return GROUP_IMBALANCED
-  if (s.groupSmtBalance) return GROUP_SMT_BALANCE
-  if (s.groupMisfitTaskLoad) return GROUP_MISFIT_TASK
-  if (!groupHasCapacity(pct, s)) return GROUP_FULLY_BUSY
-  return GROUP_HAS_SPARE
-}
-
-/** adjust_numa_imbalance(): forgive a small imbalance while the destination is lightly loaded. */
-export function adjustNumaImbalance(imbalance: number, dstRunning: number, imbNumaNr: number): number {
-  if (dstRunning > imbNumaNr) return imbalance
-  if (imbalance <= NUMA_IMBALANCE_MIN) return 0
-  return imbalance
-}
 
 /** struct lb_env plus struct sd_lb_stats, preallocated per balancer. */
 export class LbEnv {

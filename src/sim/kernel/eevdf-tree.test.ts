@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Kernel } from './core'
-import { resolveKernelConfig } from './config'
+import { resolveKernelConfig } from '../scenario/kernel-config'
 import { buildTopology, smpSpec } from './topology'
 import { NIL } from './eevdf-tree'
 import { avgVruntime, pickEevdf, vruntimeEligible } from './fair'

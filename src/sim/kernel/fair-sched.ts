@@ -19,8 +19,9 @@ import {
 import { newSliceScan, type ScanScratch, type SliceScan } from './select'
 import {
   LbEnv, makeStopWork, nohzIdleBalanceRun, preemptActiveBalance,
-  schedBalanceTrigger, SgStats, updateMisfitStatus
+  schedBalanceTrigger, updateMisfitStatus
 } from './balance'
+import { SgStats } from './group-stats'
 import { clearPushable, fairAfterSchedule, fairPushTick, fairTaskWoken } from './fair-push'
 import { newEnergyEnv, type EnergyEnv } from './eas'
 import { idleStatesOf } from './topology'

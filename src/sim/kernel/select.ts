@@ -26,7 +26,7 @@ import { UCLAMP_MAX, UCLAMP_MIN } from './energy'
 import { findEnergyEfficientCpu } from './eas'
 import {
   GROUP_FULLY_BUSY, GROUP_HAS_SPARE, GROUP_MISFIT_TASK, GROUP_OVERLOADED, groupClassify, SgStats, adjustNumaImbalance
-} from './balance'
+} from './group-stats'
 
 /** select_task_rq_fair() */
 export function selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number {

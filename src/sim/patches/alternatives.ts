@@ -1,5 +1,4 @@
 import type { PatchDoc } from './types'
-import { SIS_SMALL_LLC_CPUS } from '../kernel/balance'
 
 /** Alternatives reviewers proposed in the seed threads, so users can weigh them against the patches. */
 export const ALTERNATIVE_PATCHES: PatchDoc[] = [
@@ -42,7 +41,7 @@ export const ALTERNATIVE_PATCHES: PatchDoc[] = [
   {
     name: 'alt-sis-small-llc', seed: '004 review of 5/10 (Vincent Guittot)',
     title: 'Relax nr_idle_scan for small LLCs',
-    effect: `LLCs of at most ${SIS_SMALL_LLC_CPUS} CPUs keep an idle-scan budget covering every CPU, whatever their utilization.`,
+    effect: 'LLCs of at most 4 CPUs keep an idle-scan budget covering every CPU, whatever their utilization.',
     switches: { ALT_SIS_SMALL_LLC: true }
   }
 ]

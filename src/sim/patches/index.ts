@@ -9,7 +9,6 @@ import { DD_NEGLAG_PATCH } from './dd-neglag'
 import { NEXT_BUDDY_PATCHES } from './next-buddy-v4'
 import { LB_PROMOTE_PARTS } from './lb-promote'
 import { ALTERNATIVE_PATCHES } from './alternatives'
-import { SCHED_FEATURES } from '../kernel/features'
 
 export type { PatchDoc } from './types'
 
@@ -32,10 +31,6 @@ export const PATCHES: readonly PatchDoc[] = [
 ]
 
 const BY_NAME = new Map(PATCHES.map((p) => [p.name, p]))
-
-/** Every switch any patch sets: the kernel model's patch flags (all default off). */
-export const PATCH_SWITCH_NAMES: readonly string[] = [...new Set(PATCHES.flatMap((p) => Object.keys(p.switches)))]
-  .filter((n) => !SCHED_FEATURES.some((f) => f.name === n))
 
 export function findPatch(name: string): PatchDoc | undefined {
   return BY_NAME.get(name)

@@ -6,7 +6,7 @@ import type { FairSched } from '../kernel/fair-sched'
 import { SCHED_FIFO, WF_TTWU } from '../kernel/api'
 import { embedded18Spec } from '../kernel/topologies'
 import { selectIdleSibling, selectTaskRqFair } from '../kernel/select'
-import { requestActiveBalance, schedBalanceRq } from '../kernel/balance'
+import { requestActiveBalance, schedBalanceRq, SIS_SMALL_LLC_CPUS } from '../kernel/balance'
 import { CPU_NEWLY_IDLE } from '../kernel/domains'
 import { findPatch } from './index'
 import type { TopologySpec } from '../kernel/topology-types'
@@ -324,5 +324,8 @@ describe('reviewer alternatives of seed 004: slow wakeup path, small-LLC scan bu
     }
     expect(probe([])).toEqual({ scan: 0, picked: 3 })
     expect(probe(['alt-sis-small-llc'])).toEqual({ scan: 4, picked: 5 })
+  })
+  it("alt-sis-small-llc: its description states the model's SIS_SMALL_LLC_CPUS", () => {
+    expect(findPatch('alt-sis-small-llc')!.effect).toContain(`at most ${SIS_SMALL_LLC_CPUS} CPUs keep`)
   })
 })

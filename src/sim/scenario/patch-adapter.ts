@@ -1,5 +1,6 @@
 import { SCHED_FEATURES } from '../kernel/features'
-import { findPatch, PATCH_SWITCH_NAMES, PATCHES } from '../patches'
+import { findPatch, PATCHES } from '../patches'
+import { PATCH_SWITCH_NAMES } from './kernel-config'
 
 /** Scenario-side view of the patch registry (src/sim/patches): names, docs and switches. */
 

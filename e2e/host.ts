@@ -3,7 +3,8 @@ import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium } from './chromium'
 import { createInterface } from 'node:readline'
 
 export const ROOT = resolve(__dirname, '..')
@@ -45,15 +46,7 @@ export async function startServe(dataDir: string): Promise<ServeProcess> {
   }
 }
 
-export const CHROMIUM = process.env.SCHEDLAB_CHROMIUM ?? '/usr/bin/chromium'
-export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'
-]
-
-export function chromiumMissing(): string | null {
-  return existsSync(CHROMIUM) ? null : `Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set SCHEDLAB_CHROMIUM)`
-}
+export { CHROMIUM_ARGS, chromiumMissing, findChromium, launchChromium } from './chromium'
 
 /**
  * The Electron binary if one is installed. `require('electron')` would try to download it
@@ -85,7 +78,7 @@ export class WorkbenchHost {
 
   async start(): Promise<this> {
     this.serveProc = await startServe(this.dataDir)
-    this.chromiumBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    this.chromiumBrowser = await launchChromium()
     return this
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser } from 'playwright-core'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './host'
+import type { Browser } from 'playwright-core'
+import { launchChromium, chromiumMissing } from './host'
 import { measureFrames } from './timeline-frames'
 
 const missing = chromiumMissing()
@@ -14,7 +14,7 @@ const missing = chromiumMissing()
 describe.skipIf(missing !== null)('timeline drawing in Chromium', () => {
   let browser: Browser
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

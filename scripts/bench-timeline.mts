@@ -3,8 +3,7 @@
  * with 10,000 / 100,000 / 300,000 slices in view over 8 CPU lanes (zooming in to 1/64 of the
  * span and back). A benchmark: it prints figures and asserts nothing.
  */
-import { chromium } from 'playwright-core'
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from '../e2e/host'
+import { launchChromium, chromiumMissing } from '../e2e/host'
 import { measureFrames } from '../e2e/timeline-frames'
 
 const missing = chromiumMissing()
@@ -12,7 +11,7 @@ if (missing) {
   console.error(missing)
   process.exit(1)
 }
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+const browser = await launchChromium()
 try {
   const page = await browser.newPage()
   const rows = []

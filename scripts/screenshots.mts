@@ -7,12 +7,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/build-check'
 import { readPreset } from '../src/main/services/sim-adapter'
 import { textHash } from '../src/shared/text-hash'
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, startServe } from '../e2e/host'
+import { launchChromium, ROOT, startServe } from '../e2e/host'
 
 const OUT = join(ROOT, 'docs', 'screenshots')
 const PRESET = 'cyclictest-hackbench-rb5'
@@ -51,7 +51,7 @@ ensureBuilt(ROOT)
 mkdirSync(OUT, { recursive: true })
 const dataDir = mkdtempSync(join(tmpdir(), 'schedlab-shots-'))
 const serve = await startServe(dataDir)
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+const browser = await launchChromium()
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(serve.url).origin })

@@ -35,7 +35,15 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
-export function ensureBuilt(root: string, log: (line: string) => void = (l) => process.stderr.write(l + '\n')): void {
+export interface BuildOptions {
+  /** Where the one line "building the workbench…" (and, on failure or verbose, the build's output) goes. */
+  log?: (text: string) => void
+  /** Show electron-vite's whole output as it builds. */
+  verbose?: boolean
+}
+
+export function ensureBuilt(root: string, options: BuildOptions = {}): void {
+  const log = options.log ?? ((l: string) => process.stderr.write(l.endsWith('\n') ? l : l + '\n'))
   if (buildIsCurrent(root)) return
   const lock = join(root, 'out', '.build-lock')
   mkdirSync(join(root, 'out'), { recursive: true })
@@ -52,10 +60,13 @@ export function ensureBuilt(root: string, log: (line: string) => void = (l) => p
   }
   try {
     if (buildIsCurrent(root)) return
-    log('schedlab: building the app (out/ is missing or older than the sources) ...')
+    log('schedlab: building the workbench… (out/ is missing or older than the sources)')
     const bin = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js')
-    const r = spawnSync(process.execPath, [bin, 'build'], { cwd: root, stdio: ['ignore', 2, 2] })
-    if (r.status !== 0 || !buildIsCurrent(root)) throw new Error('building the app failed; run `npm run build` to see why')
+    const r = spawnSync(process.execPath, [bin, 'build'], { cwd: root, stdio: options.verbose ? ['ignore', 2, 2] : ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
+    if (r.status !== 0 || !buildIsCurrent(root)) {
+      if (!options.verbose) log(`${r.stdout ?? ''}${r.stderr ?? ''}`)
+      throw new Error('building the workbench failed (its output is above); `npm run build` shows it again')
+    }
   } finally {
     closeSync(fd)
     rmSync(lock, { force: true })

@@ -148,7 +148,8 @@ describe('serve arguments', () => {
   it('rejects bad arguments with a message', () => {
     expect(() => parseServeArgs(['--port', 'http'])).toThrow(/--port: expected a port number/)
     expect(() => parseServeArgs(['--port'])).toThrow(/--port needs a value/)
-    expect(() => parseServeArgs(['--verbose'])).toThrow(/unknown argument "--verbose"/)
+    expect(() => parseServeArgs(['--verbosity'])).toThrow(/unknown argument "--verbosity"/)
+    expect(parseServeArgs(['--verbose'])).toMatchObject({ verbose: true })
     expect(() => parseServeArgs(['--memory-share', '3'])).toThrow(/--memory-share: must be a number in 0\.01\.\.0\.95/)
   })
 })

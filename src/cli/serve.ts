@@ -19,11 +19,12 @@ export const PROJECT_ROOT = resolve(__dirname, '../..')
 export const RENDERER_DIR = join(PROJECT_ROOT, 'out', 'renderer')
 const WORKER_SOURCE = join(PROJECT_ROOT, 'src', 'main', 'services', 'sim-worker.ts')
 
-export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--max-events N] [--max-total-events N] [--memory-share F]
+export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--verbose] [--max-events N] [--max-total-events N] [--memory-share F]
 
 Serve the schedlab workbench on http://127.0.0.1 and print its URL (with an access token).
   --port N        TCP port (default: a free port)
   --data-dir DIR  where settings and saved runs live (default: the desktop app's folder, ${defaultDataDir()})
+  --verbose       show the whole build output when the workbench is built first (else one line)
   --max-events N, --max-total-events N, --memory-share F
                   limits on what one run from the page may cost (per run, per submission, share
                   of this machine's memory); above the saved settings, and no scenario can raise them`
@@ -35,11 +36,14 @@ export interface ServeArgs {
   dataDir: string
   /** Limits given as flags (only those given). */
   limits?: Partial<HostLimits>
+  /** The build's whole output instead of one line. */
+  verbose?: boolean
 }
 
 export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   let port = 0
   let dataDir = defaultDataDir()
+  let verbose = false
   const limitFlags: Record<string, string> = {}
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -62,6 +66,10 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       case '--data-dir':
         dataDir = resolve(value())
         break
+      case '-v':
+      case '--verbose':
+        verbose = true
+        break
       case '--max-events':
       case '--max-total-events':
       case '--memory-share':
@@ -71,7 +79,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
         throw new UsageError(`unknown argument "${a}"`)
     }
   }
-  if (Object.keys(limitFlags).length === 0) return { port, dataDir }
+  if (Object.keys(limitFlags).length === 0) return verbose ? { port, dataDir, verbose } : { port, dataDir }
   let l
   try {
     l = limitArgs(limitFlags)
@@ -79,7 +87,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
     throw new UsageError((err as Error).message)
   }
   const limits = Object.fromEntries(Object.entries({ maxEventsPerRun: l.maxEvents, maxTotalEvents: l.maxTotalEvents, memoryShare: l.memoryShare }).filter(([, v]) => v !== undefined))
-  return { port, dataDir, limits }
+  return verbose ? { port, dataDir, limits, verbose } : { port, dataDir, limits }
 }
 
 /** The folder Electron uses as userData for this app, so both hosts share history. */
@@ -94,8 +102,8 @@ export function projectVersion(): string {
 }
 
 /** Build the app when out/ is missing or stale (a fresh clone, edited sources). */
-export function ensureBuilt(): void {
-  ensureBuiltAt(PROJECT_ROOT)
+export function ensureBuilt(verbose = false): void {
+  ensureBuiltAt(PROJECT_ROOT, { verbose })
 }
 
 export function openConfStore(dataDir: string): ReturnType<typeof openKeyValueStore> {
@@ -108,7 +116,7 @@ export interface RunningServe {
 }
 
 export async function startServe(args: ServeArgs): Promise<RunningServe> {
-  ensureBuilt()
+  ensureBuilt(args.verbose)
   const { kv, problems } = openConfStore(args.dataDir)
   const backend = await createBackend({
     dataDir: args.dataDir, kv, kvProblems: problems,

@@ -9,7 +9,7 @@ import { readFtraceString } from './reader'
 import { decodeRawFiles, parseEventFormat, RingBufferDecoder } from './ring-buffer'
 
 /**
- * Fixtures recorded on our machines by scripts/real-fixtures.mts (a real kernel's trace, made
+ * Fixtures recorded on a 2-vCPU guest by scripts/real-fixtures.mts (a real kernel's trace, made
  * with `schedlab real`), so these tests run anywhere, tracefs or not.
  */
 const dir = join(__dirname, 'fixtures')

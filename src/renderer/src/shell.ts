@@ -8,7 +8,7 @@ import { h } from './dom'
 import { createStore, type Store } from './store'
 import { initialState, type TabView, type ViewContext, type WorkbenchState } from './state'
 import { applyTheme, onSystemThemeChange, resolveTheme } from './theme'
-import { Workbench } from './workbench'
+import { createWorkbench, type Workbench } from './workbench'
 import { createToolbar } from './views/toolbar'
 import { createRunBar } from './views/run-bar'
 import { createErrorPanel } from './views/error-panel'
@@ -35,7 +35,7 @@ export interface Shell {
 
 export function startShell(api: SchedlabApi, root: HTMLElement): Shell {
   const store = createStore(initialState())
-  const workbench = new Workbench(api, store)
+  const workbench = createWorkbench(api, store)
   const ctx: ViewContext = { store, api, actions: workbench }
 
   const toolbar = createToolbar(ctx)

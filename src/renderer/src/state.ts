@@ -3,12 +3,17 @@
  * context every view is built with.
  */
 import type {
-  AppInfo, EditorInfo, ExportFormat, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  AppInfo, EditorInfo, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
-import type { MetricKey } from '../../shared/tables'
 import type { Store } from './store'
 import type { SampleSelector } from '../../shared/explain'
+import type { CoreActions } from './actions/core'
+import type { EditorActions } from './actions/editor'
+import type { RunActions } from './actions/run'
+import type { HistoryActions } from './actions/history'
+import type { CompareActions } from './actions/compare'
+import type { TimelineActions } from './actions/timeline'
 
 export interface DocState {
   name: string
@@ -52,7 +57,7 @@ export interface ProgressState {
  * Overrides from the run bar (seeds-input, duration-input, published-toggle); null keeps the
  * scenario's. A new run option (issue 12's precision field) adds its field here, its control
  * in the run bar's slot (views/run-bar.ts, `[data-slot="precision"]`), and its use in
- * Workbench.run().
+ * actions/run.ts.
  */
 export interface RunOptions {
   seeds: number | null
@@ -161,38 +166,9 @@ export function initialState(): WorkbenchState {
   }
 }
 
-/** What views may ask for; implemented by workbench.ts. */
-export interface Actions {
+/** What views may ask for: the actions of each view (actions/), put together by workbench.ts. */
+export interface Actions extends EditorActions, RunActions, HistoryActions, CompareActions, TimelineActions, CoreActions {
   command(c: MenuCommand, path?: string): Promise<void>
-  loadPreset(id: string): Promise<void>
-  /** Open text as a new document (rt-app files are converted; unsaved changes confirmed first). */
-  openText(name: string, text: string): Promise<void>
-  /** The editor's text changed by the user. */
-  edited(text: string): void
-  run(): Promise<void>
-  /** Run the scenario on this machine's kernel (where the host allows it). */
-  runReal(): Promise<void>
-  cancel(): Promise<void>
-  setVariantChecked(name: string, checked: boolean): void
-  setRunOptions(patch: Partial<RunOptions>): void
-  openRun(id: string): Promise<void>
-  /** Show one cell of a sweep as a run in Results. */
-  openSweepCell(sweep: StoredRun, cell: number): void
-  renameRun(id: string, name: string): Promise<void>
-  deleteRun(id: string): Promise<void>
-  pinBaseline(id: string | null): Promise<void>
-  loadRunScenario(id: string): Promise<void>
-  compareRuns(ids: string[]): Promise<void>
-  showComparison(columns: CompareColumnData[], baseline: number): void
-  /** Open the Timeline tab at a clicked moment and explain it. */
-  explain(target: Omit<ExplainTarget, 'seq'>): void
-  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string, metrics?: MetricKey[]): Promise<void>
-  exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
-  selectTab(id: string): void
-  setProblem(key: string, entry: ProblemEntry | null): void
-  revealIssue(issue: ScenarioIssue): void
-  /** Run `fn`, reporting a failure in the problems panel under `title`. */
-  guard(title: string, fn: () => Promise<void>): Promise<void>
 }
 
 export interface ViewContext {

@@ -1,6 +1,6 @@
 /**
  * The workbench's one state store. Views subscribe to the slices they show; actions
- * (workbench.ts) are the only writers besides a view's own local state. Data flows one way:
+ * (actions/, joined in workbench.ts) are the only writers besides a view's own local state. Data flows one way:
  * host API -> actions -> store -> views.
  *
  * The whole API (keep it this small):

@@ -143,10 +143,23 @@ export interface UnreasonableIdle {
   events: { '2.5-3ms': number; '3-4ms': number; '4ms+': number }
 }
 
+/** A patch module a variant ran with, exactly: enough to run it again. */
+export interface PatchSourceRecord {
+  /** The name the patch declares. */
+  name: string
+  /** The file (or patch library entry) it was read from. */
+  file: string
+  /** SHA-256 of the source text, hex. */
+  sha256: string
+  source: string
+}
+
 export interface VariantResult {
   name: string
   seed: number
   stats: RunStats
+  /** The patch modules of this variant (none: absent). */
+  patchSources?: PatchSourceRecord[]
   workloads: WorkloadResult[]
   tasks: TaskResult[]
   cpus: CpuResult[]

@@ -12,6 +12,8 @@ import { createWorkload } from './workloads'
 import type { WorkloadHost, WorkloadInstance } from './workloads/types'
 import { LogHistogram } from './metrics/histogram'
 import { LatencyBatches } from './metrics/batches'
+import { evaluatePatch } from './patch-api/evaluate'
+import { installPatches } from './patch-api/install'
 
 export interface RunHooks {
   /** Called every few thousand events with the simulated time reached. */
@@ -25,6 +27,11 @@ export interface RunHooks {
    * result measures the scenario's durationMs after it.
    */
   warmupMs?: number
+  /**
+   * Where patch hooks publish the hook being run (src/sim/patch-api/install.ts): a shared
+   * Int32Array the host's watchdog reads.
+   */
+  patchMonitor?: Int32Array
 }
 
 export interface SimulationRun {
@@ -45,7 +52,12 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const variant = scenario.variants[variantIndex]
   const cfg = resolveKernelConfig(scenario.kernel, variant, topo.cpus.length, topo.spec.costs, topo.spec.arch)
   const k = new Kernel(topo, cfg, seed, 64)
-  FairSched.install(k)
+  const fs = FairSched.install(k)
+  const loaded = (variant.userPatches ?? []).map((src) => evaluatePatch(src, seed))
+  installPatches(k, fs, loaded, {
+    features: variant.features, patchParams: variant.patchParams,
+    workloadNames: scenario.workloads.map((w) => w.name), monitor: hooks.patchMonitor
+  })
   hooks.configure?.(k)
   const durationNs = Math.round(scenario.durationMs * 1e6)
   const workloads = scenario.workloads.map((w, i) => createWorkload(w, i))
@@ -85,6 +97,9 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const end = k.runUntil(warmupNs + durationNs, stop, progress)
   const result = collectResult(k, scenario, variantIndex, seed, workloads, host, end, performance.now() - wallStart, warmupNs)
   k.placement.report?.(result)
+  if (loaded.length > 0) {
+    result.patchSources = loaded.map((l) => ({ name: l.patch.name, file: l.src.file, sha256: l.src.sha256, source: l.src.source }))
+  }
   return { kernel: k, workloads, result }
 }
 

@@ -11,11 +11,9 @@
  * the maximum frequency, so the same work takes longer on a smaller or slower CPU.
  */
 
-export const SCHED_NORMAL = 0
-export const SCHED_FIFO = 1
-export const SCHED_RR = 2
-export const SCHED_BATCH = 3
-export const SCHED_IDLE = 5
+import { SCHED_BATCH, SCHED_FIFO, SCHED_IDLE, SCHED_NORMAL, SCHED_RR } from '../../shared/patch-api'
+
+export { SCHED_BATCH, SCHED_FIFO, SCHED_IDLE, SCHED_NORMAL, SCHED_RR }
 
 export type PolicyName = 'other' | 'batch' | 'idle' | 'fifo' | 'rr'
 
@@ -34,13 +32,7 @@ export function isRtPolicy(policy: number): boolean {
 }
 
 /** Wake flags, with the kernel's values where it defines them. */
-export const WF_EXEC = 0x02
-export const WF_FORK = 0x04
-export const WF_TTWU = 0x08
-export const WF_SYNC = 0x10
-export const WF_MIGRATED = 0x20
-export const WF_CURRENT_CPU = 0x40
-export const WF_RQ_SELECTED = 0x80
+export { WF_EXEC, WF_FORK, WF_TTWU, WF_SYNC, WF_MIGRATED, WF_CURRENT_CPU, WF_RQ_SELECTED } from '../../shared/patch-api'
 
 export interface TaskAttrs {
   /** Thread name as in traces, e.g. "cyclictest-0". */

@@ -20,21 +20,17 @@ import type { Topology } from './topology-types'
  *   span / first-NUMA-span above [M: from Mel Gorman's 2021 patch as read in the thread].
  */
 
-export const SD_BALANCE_NEWIDLE = 1 << 0
-export const SD_BALANCE_EXEC = 1 << 1
-export const SD_BALANCE_FORK = 1 << 2
-export const SD_BALANCE_WAKE = 1 << 3
-export const SD_WAKE_AFFINE = 1 << 4
-export const SD_ASYM_CPUCAPACITY = 1 << 5
-export const SD_ASYM_CPUCAPACITY_FULL = 1 << 6
-export const SD_SHARE_CPUCAPACITY = 1 << 7
-export const SD_CLUSTER = 1 << 8
-export const SD_SHARE_LLC = 1 << 9
-export const SD_SERIALIZE = 1 << 10
-export const SD_ASYM_PACKING = 1 << 11
-export const SD_PREFER_SIBLING = 1 << 12
-export const SD_OVERLAP = 1 << 13
-export const SD_NUMA = 1 << 14
+import {
+  SD_BALANCE_NEWIDLE, SD_BALANCE_EXEC, SD_BALANCE_FORK, SD_BALANCE_WAKE, SD_WAKE_AFFINE, SD_ASYM_CPUCAPACITY,
+  SD_ASYM_CPUCAPACITY_FULL, SD_SHARE_CPUCAPACITY, SD_CLUSTER, SD_SHARE_LLC, SD_SERIALIZE, SD_ASYM_PACKING,
+  SD_PREFER_SIBLING, SD_OVERLAP, SD_NUMA
+} from '../../shared/patch-api'
+
+export {
+  SD_BALANCE_NEWIDLE, SD_BALANCE_EXEC, SD_BALANCE_FORK, SD_BALANCE_WAKE, SD_WAKE_AFFINE, SD_ASYM_CPUCAPACITY,
+  SD_ASYM_CPUCAPACITY_FULL, SD_SHARE_CPUCAPACITY, SD_CLUSTER, SD_SHARE_LLC, SD_SERIALIZE, SD_ASYM_PACKING,
+  SD_PREFER_SIBLING, SD_OVERLAP, SD_NUMA
+}
 
 export const SD_FLAG_NAMES: readonly string[] = [
   'SD_BALANCE_NEWIDLE', 'SD_BALANCE_EXEC', 'SD_BALANCE_FORK', 'SD_BALANCE_WAKE', 'SD_WAKE_AFFINE',
@@ -53,9 +49,7 @@ const SD_SHARED_CHILD_MASK =
 export const NODE_RECLAIM_DISTANCE = 30
 
 /** enum cpu_idle_type: "idle" in the balancer is truthy for CPU_IDLE and CPU_NEWLY_IDLE. */
-export const CPU_NOT_IDLE = 0
-export const CPU_IDLE = 1
-export const CPU_NEWLY_IDLE = 2
+export { CPU_NOT_IDLE, CPU_IDLE, CPU_NEWLY_IDLE } from '../../shared/patch-api'
 
 export function sdFlagNames(flags: number): string[] {
   const out: string[] = []

@@ -23,17 +23,14 @@ import {
   WP_SHORT_NOT_PICKED, WP_SHORT_PREEMPT
 } from './recording'
 
-export const ENQUEUE_WAKEUP = 0x01
-export const ENQUEUE_RESTORE = 0x02
-export const ENQUEUE_MIGRATED = 0x40
-export const ENQUEUE_INITIAL = 0x80
-export const ENQUEUE_DELAYED = 0x200
-
-export const DEQUEUE_SLEEP = 0x01
-export const DEQUEUE_SAVE = 0x02
-export const DEQUEUE_SPECIAL = 0x10
-export const DEQUEUE_MIGRATING = 0x100
-export const DEQUEUE_DELAYED = 0x200
+export {
+  ENQUEUE_WAKEUP, ENQUEUE_RESTORE, ENQUEUE_MIGRATED, ENQUEUE_INITIAL, ENQUEUE_DELAYED,
+  DEQUEUE_SLEEP, DEQUEUE_SAVE, DEQUEUE_SPECIAL, DEQUEUE_MIGRATING, DEQUEUE_DELAYED
+} from '../../shared/patch-api'
+import {
+  ENQUEUE_WAKEUP, ENQUEUE_MIGRATED, ENQUEUE_INITIAL, ENQUEUE_DELAYED,
+  DEQUEUE_SLEEP, DEQUEUE_SPECIAL, DEQUEUE_DELAYED
+} from '../../shared/patch-api'
 
 /** Outcome of the wakeup-preemption decision (the kernel's preempt_wakeup_action). */
 const PREEMPT_WAKEUP_NONE = 0
@@ -375,12 +372,12 @@ export function updateProtectSlice(k: Kernel, cpu: number, se: number): void {
 // Enqueue / dequeue
 // ---------------------------------------------------------------------------------------------
 
-function enqueueTree(k: Kernel, cpu: number, se: number): void {
+export function enqueueTree(k: Kernel, cpu: number, se: number): void {
   avgVruntimeAdd(k, cpu, se)
   k.tree.insert(cpu, se)
 }
 
-function dequeueTree(k: Kernel, cpu: number, se: number): void {
+export function dequeueTree(k: Kernel, cpu: number, se: number): void {
   k.tree.remove(cpu, se)
   avgVruntimeSub(k, cpu, se)
 }

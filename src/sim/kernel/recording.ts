@@ -9,6 +9,7 @@
  *
  * The WP_* values are the outcomes of wakeup_preempt() (core.ts wakeupPreempt and fair.ts
  * checkPreemptWakeupFair return them); docs/explain.md documents the reason code each maps to.
+ * Those of the fair class are part of the patch module API (src/shared/patch-api.ts).
  */
 
 /** The wakee found its CPU without a current task (idle, or exiting idle): it runs as soon as the CPU can. */
@@ -21,34 +22,10 @@ export const WP_RT_HIGHER_PRIO = 3
 export const WP_RT_NOT_HIGHER = 4
 /** A fair wakee cannot preempt an RT (or stopper) task. */
 export const WP_FAIR_UNDER_RT = 5
-/** The wakee is the current task (a wakeup of a task still queued as running). */
-export const WP_SELF = 6
-/** A reschedule is already pending on that CPU: nothing more to decide. */
-export const WP_RESCHED_PENDING = 7
-/** The WAKEUP_PREEMPTION sched_feat is off. */
-export const WP_NO_WAKEUP_PREEMPTION = 8
-/** The current task is SCHED_IDLE and the wakee is not: preempt. */
-export const WP_IDLE_POLICY_PREEMPTED = 9
-/** SCHED_IDLE wakee, or one of the two SCHED_IDLE and not the other: no preemption. */
-export const WP_IDLE_POLICY = 10
-/** SCHED_BATCH wakees never preempt at wakeup. */
-export const WP_BATCH = 11
-/** The wakee is still sched_delayed (tip 2026): it does not preempt. */
-export const WP_DELAYED = 12
-/** A fork, or a delayed wakee, in the 6.19 NEXT_BUDDY form: no preemption check. */
-export const WP_FORK_OR_DELAYED = 13
-/** The NEXT_BUDDY rework decided not to preempt (preempt_sync: the waker has not run long enough, or a later deadline). */
-export const WP_BUDDY_NO_PREEMPT = 14
-/** The NEXT_BUDDY rework rescheduled (preempt_sync honoured WF_SYNC, or the current task is no longer eligible). */
-export const WP_BUDDY_RESCHED = 15
-/** PREEMPT_SHORT: a wakee with a shorter slice preempted, cancelling the current task's protection. */
-export const WP_SHORT_PREEMPT = 16
-/** pick_eevdf() would pick the wakee (eligible, earliest deadline): preempt. */
-export const WP_PICK = 17
-/** PREEMPT_SHORT applied but pick_eevdf() still did not choose the wakee. */
-export const WP_SHORT_NOT_PICKED = 18
-/** pick_eevdf() did not choose the wakee (the recorder tells why: protection, eligibility or deadline). */
-export const WP_NOT_PICKED = 19
+export {
+  WP_SELF, WP_RESCHED_PENDING, WP_NO_WAKEUP_PREEMPTION, WP_IDLE_POLICY_PREEMPTED, WP_IDLE_POLICY, WP_BATCH, WP_DELAYED,
+  WP_FORK_OR_DELAYED, WP_BUDDY_NO_PREEMPT, WP_BUDDY_RESCHED, WP_SHORT_PREEMPT, WP_PICK, WP_SHORT_NOT_PICKED, WP_NOT_PICKED
+} from '../../shared/patch-api'
 
 /** Load-balance outcomes passed to KernelRecorder.balanced (sched_balance_rq's exits). */
 export const LB_BALANCED = 0

@@ -17,6 +17,7 @@ import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
 import { NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
+import { PatchError, UnknownPatchError, type PatchModuleSource } from '../patch-api/evaluate'
 
 export interface ParseOptions {
   /** Topology preset name replacing the scenario's (`--topology`). */
@@ -40,6 +41,13 @@ export interface ParseOptions {
    * scenario asks for it.
    */
   host?: () => HostSpecs
+  /**
+   * Reads and compiles a patch module a variant names (a path relative to the scenario file, or
+   * a name in the patch library): the host's patch loader (src/services/patch-loader.ts). Throws
+   * (any Error; a PatchError with the line) when it is missing or does not compile. Without it,
+   * only built-in patches are known.
+   */
+  readPatch?(ref: string, fromFile: string): PatchModuleSource
 }
 
 /** What the simulator needs of the host machine, detected by the caller. */
@@ -146,16 +154,25 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
 
   checkFeatures(p.kernel.features, ['kernel', 'features'], sink)
   const variantNames = new Set<string>()
+  const userPatches: PatchModuleSource[][] = []
   p.variants.forEach((v, i) => {
     if (variantNames.has(v.name)) sink.error(['variants', i, 'name'], `duplicate variant name "${v.name}"`)
     variantNames.add(v.name)
+    const mine: PatchModuleSource[] = (userPatches[i] = [])
     v.patches.forEach((name, j) => {
-      if (!isKnownPatch(name)) {
-        const hint = closest(name, listPatches().map((x) => x.name))
-        sink.error(['variants', i, 'patches', j], `unknown patch "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\``)
-      }
+      if (isKnownPatch(name)) return
+      const problem = readPatchModule(name, file, opts, mine)
+      if (problem === null) return
+      const hint = isPatchPath(name) ? undefined : closest(name, listPatches().map((x) => x.name))
+      sink.error(['variants', i, 'patches', j], problem === 'unknown'
+        ? `unknown patch "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\`${isPatchPath(name) ? '' : ' (a patch module is named by its path, e.g. "./my-idea.ts")'}`
+        : problem)
     })
-    checkFeatures(v.features, ['variants', i, 'features'], sink)
+    // a patch module's own flags are known once it is loaded (checkPatchModules)
+    checkFeatures(v.features, ['variants', i, 'features'], sink, mine.length > 0)
+    if (v.patchParams !== undefined && mine.length === 0) {
+      sink.error(['variants', i, 'patchParams'], 'patchParams set the parameters of patch modules, and this variant has none')
+    }
   })
 
   // Names first (defaults: type, type-2 ...), so that variants can refer to any workload.
@@ -257,8 +274,10 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
   }
   const variants: VariantSpec[] = p.variants.map((v, i) => ({
     name: v.name,
-    patches: v.patches,
+    patches: v.patches.filter(isKnownPatch),
     features: v.kernel?.profile === HOST ? withHostFeatures(v.features) : v.features,
+    ...(userPatches[i]?.length ? { userPatches: userPatches[i] } : {}),
+    ...(v.patchParams !== undefined ? { patchParams: v.patchParams } : {}),
     ...(v.kernel ? { kernel: variantKernel(v, i) } : {}),
     ...(variantWorkloads[i] ? { workloads: variantWorkloads[i] } : {})
   }))
@@ -364,10 +383,35 @@ function resolveTopology(
   return t as TopologySpec
 }
 
-function checkFeatures(features: Record<string, boolean>, path: JsonPath, sink: IssueSink): void {
+/** Does a variant's patch entry name a file (rather than a built-in or library patch)? */
+export function isPatchPath(name: string): boolean {
+  return /[\\/]/.test(name) || /\.(ts|mts|js|mjs)$/i.test(name)
+}
+
+/**
+ * Read a patch module into `into`; null when read, 'unknown' when there is no such patch, else
+ * the problem in a sentence.
+ */
+function readPatchModule(name: string, file: string, opts: ParseOptions, into: PatchModuleSource[]): string | null {
+  if (!opts.readPatch) {
+    return isPatchPath(name) ? `patch module "${name}" cannot be read here (no file access); run it with schedlab or the workbench` : 'unknown'
+  }
+  try {
+    into.push(opts.readPatch(name, file))
+    return null
+  } catch (err) {
+    if (err instanceof UnknownPatchError) return 'unknown'
+    return err instanceof PatchError && err.line !== undefined
+      ? `patch module ${err.file}:${err.line}:${err.column ?? 1}: ${err.message}`
+      : `patch module "${name}": ${err instanceof Error ? err.message : String(err)}`
+  }
+}
+
+function checkFeatures(features: Record<string, boolean>, path: JsonPath, sink: IssueSink, deferUpperCase = false): void {
   const known = knownFeatureNames()
   for (const k of Object.keys(features)) {
     if (known.includes(k)) continue
+    if (deferUpperCase && /^[A-Z][A-Z0-9_]*$/.test(k)) continue
     const hint = closest(k, known)
     sink.error([...path, k], `unknown feature "${k}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\``)
   }

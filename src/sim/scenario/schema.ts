@@ -257,8 +257,12 @@ export const KERNEL = z
 export const VARIANT = z
   .strictObject({
     name: z.string().min(1).max(64).meta(d('Column title in comparisons; unique')),
-    patches: z.array(z.string().min(1)).default([]).meta(d('Patch series applied (`schedlab patches`)')),
+    patches: z.array(z.string().min(1).max(1024)).default([]).meta(d('Patches applied: built-in series and switches by name (`schedlab patches`), and patch modules by path relative to the scenario ("./my-idea.ts") or by their name in the patch library')),
     features: FEATURES.default({}),
+    patchParams: z
+      .record(z.string(), z.record(z.string(), z.number()))
+      .optional()
+      .meta(d('Parameters of this variant\'s patch modules, by patch name, e.g. { "my-idea": { "thresholdUs": 300 } }; a parameter not given takes the default the patch declares')),
     kernel: z
       .strictObject({
         hz: KERNEL_FIELDS.hz.optional(),

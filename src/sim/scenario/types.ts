@@ -1,3 +1,4 @@
+import type { PatchModuleSource } from '../patch-api/evaluate'
 import type { CostsSpec, TopologySpec } from '../kernel/topology-types'
 import type { KernelProfile } from '../kernel/features'
 import type { PreemptModelName } from '../kernel/features'
@@ -38,8 +39,16 @@ export interface KernelSpec {
 
 export interface VariantSpec {
   name: string
+  /** Built-in patches (series and switches) by name. */
   patches: string[]
   features: Record<string, boolean>
+  /**
+   * Patch modules (src/sim/patch-api), in the order the scenario lists them: read and compiled
+   * by the host that parsed the scenario, so that a run anywhere needs nothing but this object.
+   */
+  userPatches?: PatchModuleSource[]
+  /** Parameters of the patch modules, by patch name. */
+  patchParams?: Record<string, Record<string, number>>
   /** Per-variant kernel overrides (hz, profile, baseSliceUs, ...). */
   kernel?: Partial<Omit<KernelSpec, 'features'>>
   /**

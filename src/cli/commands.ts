@@ -9,7 +9,7 @@ import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText
 import type { CliIo, LineWriter } from './io'
 import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '../trace/perfetto'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
-import type { Kernel } from '../sim/kernel/core'
+import type { Kernel } from '../sim/kernel/sched'
 import { runFileStem, traceFileName } from '../trace/line-writer'
 import { hostSpecs } from '../real/host-specs'
 import { applySets, type SetArg } from '../sim/scenario/set'

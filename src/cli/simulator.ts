@@ -1,5 +1,5 @@
 import { simulate } from '../sim/index'
-import type { Kernel } from '../sim/kernel/core'
+import type { Kernel } from '../sim/kernel/sched'
 import type { Scenario } from '../sim/scenario/types'
 import type { VariantResult } from '../shared/result'
 

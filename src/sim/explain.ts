@@ -15,7 +15,7 @@
 import type { Scenario } from './scenario/types'
 import { simulateDetailed } from './index'
 import { NIL } from './kernel/eevdf-tree'
-import type { Kernel } from './kernel/core'
+import type { Kernel } from './kernel/sched'
 import { bucketOf, LogHistogram } from './metrics/histogram'
 import { Recorder, STOPPER_TASK, type DecisionRecord } from './metrics/recorder'
 import { describe, fmtD, fmtT, fmtV, Namer, passedOverReason } from './metrics/explain-text'

@@ -17,7 +17,7 @@
  * __schedule() switches, as a kernel does (the text tracer stamps the instant the next task
  * starts, after the modeled switch cost).
  */
-import type { Kernel } from '../sim/kernel/core'
+import type { Kernel } from '../sim/kernel/sched'
 import { isRtPolicy } from '../sim/kernel/api'
 import { NIL } from '../sim/kernel/eevdf-tree'
 import { Recorder, STOPPER_TASK, type DecisionRecord, type RecorderOptions } from '../sim/metrics/recorder'

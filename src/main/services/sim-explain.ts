@@ -1,6 +1,6 @@
 import { explainIdleEvent, explainSample } from '../../sim/explain'
 import { simulateDetailed } from '../../sim/index'
-import type { Kernel } from '../../sim/kernel/core'
+import type { Kernel } from '../../sim/kernel/sched'
 import type { RunSpec } from '../../sim/scenario/index'
 import type { ExplainResult, SampleSelector } from '../../shared/explain'
 import { attachPerfetto, type PerfettoWriter } from '../../trace/perfetto'

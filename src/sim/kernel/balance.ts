@@ -21,8 +21,8 @@
  * runqueue it reads and balancePerTaskWorkNs per task it examines (config.ts); newidle balance
  * records that cost as its measured cost.
  */
-import type { FairSched } from './fair-sched'
-import type { StopWork } from './core'
+import type { FairSched } from './sched'
+import type { StopWork } from './sched'
 import { NIL } from './eevdf-tree'
 import { SCHED_IDLE } from './api'
 import { DEQUEUE_MIGRATING, DEQUEUE_SAVE, ENQUEUE_MIGRATED, ENQUEUE_RESTORE } from './fair'
@@ -36,15 +36,10 @@ import { capacityGreater } from './energy'
 import { firstIdleFromLlc } from './select'
 import {
   adjustNumaImbalance, groupClassify, GROUP_ASYM_PACKING, GROUP_FULLY_BUSY, GROUP_HAS_SPARE, GROUP_IMBALANCED,
-  GROUP_MISFIT_TASK, GROUP_OVERLOADED, GROUP_SMT_BALANCE, SgStats
+  GROUP_MISFIT_TASK, GROUP_OVERLOADED, GROUP_SMT_BALANCE, LbEnv, MIGRATE_LOAD, MIGRATE_MISFIT, MIGRATE_TASK,
+  MIGRATE_UTIL, SCHED_NR_MIGRATE_BREAK, SgStats
 } from './group-stats'
 import { LB_ALL_PINNED, LB_BALANCED, LB_DONE, LB_ONE_PINNED } from './recording'
-
-// enum migration_type
-export const MIGRATE_LOAD = 0
-export const MIGRATE_UTIL = 1
-export const MIGRATE_TASK = 2
-export const MIGRATE_MISFIT = 3
 
 export const LBF_ALL_PINNED = 0x01
 export const LBF_NEED_BREAK = 0x02
@@ -52,57 +47,12 @@ export const LBF_DST_PINNED = 0x04
 export const LBF_SOME_PINNED = 0x08
 export const LBF_ACTIVE_LB = 0x10
 
-/**
- * SCHED_NR_MIGRATE_BREAK. sysctl_sched_nr_migrate is kernel.nrMigrate (32 by default): with the
- * default, loop_max (at most nr_migrate) always stops detach_tasks() before loop_break, so
- * LBF_NEED_BREAK only happens with a raised nr_migrate.
- */
-export const SCHED_NR_MIGRATE_BREAK = 32
 /** MAX_PINNED_INTERVAL, ms. */
 export const MAX_PINNED_INTERVAL = 512
 
 const NOHZ_BALANCE_KICK = 0x1
 const NOHZ_STATS_KICK = 0x2
 const NOHZ_NEXT_KICK = 0x8
-
-/** struct lb_env plus struct sd_lb_stats, preallocated per balancer. */
-export class LbEnv {
-  sd!: SchedDomain
-  dstCpu = 0
-  srcCpu = 0
-  dstGrp!: SchedGroup
-  idle = CPU_NOT_IDLE
-  imbalance = 0
-  migrationType = MIGRATE_LOAD
-  flags = 0
-  loop = 0
-  loopMax = 0
-  loopBreak = SCHED_NR_MIGRATE_BREAK
-  newDstCpu = -1
-  readonly cpus: Uint8Array
-  readonly detached: Int32Array
-  nDetached = 0
-  /** Runqueues read and tasks examined by the current pass (its modeled cost). */
-  cpusVisited = 0
-  tasksVisited = 0
-  /** Wall-clock cost of the last pass on the balancing CPU, ns. */
-  costNs = 0
-  // sd_lb_stats
-  busiest: SchedGroup | null = null
-  local: SchedGroup | null = null
-  totalLoad = 0
-  totalCapacity = 0
-  avgLoad = 0
-  preferSibling = false
-  readonly busiestStat = new SgStats()
-  readonly localStat = new SgStats()
-  readonly tmpStat = new SgStats()
-
-  constructor(ncpus: number, maxTasks: number) {
-    this.cpus = new Uint8Array(ncpus)
-    this.detached = new Int32Array(maxTasks + 1)
-  }
-}
 
 // ---- misfit and overutilized ------------------------------------------------------------------
 

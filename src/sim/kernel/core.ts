@@ -9,6 +9,9 @@
  * chooses its next action. Switching tasks costs `contextSwitchWorkNs` of CPU work (so more on
  * a slower CPU); an idle CPU pays its idle state's exit latency before doing anything; a
  * remote reschedule pays an IPI. Scheduling latency = switch-in complete - wakeup instant.
+ *
+ * The class files (fair.ts, rt.ts, select.ts, balance.ts, ...) see the kernel through the
+ * Kernel interface of sched.ts, which this class implements.
  */
 import { EventQueue } from '../engine/event-queue'
 // eq.pushKeyed slots (one live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu,
@@ -21,7 +24,7 @@ import { idleStatesOf } from './topology'
 import type { KernelConfig } from './config'
 import {
   SCHED_BATCH, SCHED_IDLE, SCHED_RR, isRtPolicy, WF_FORK, WF_MIGRATED, WF_TTWU,
-  type TaskAttrs, type TaskContext, type TaskProgram
+  type TaskAttrs, type TaskProgram
 } from './api'
 import { EevdfTree, NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
@@ -34,8 +37,13 @@ import {
 import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
-import { SimplePlacement, type Placement } from './placement'
-import { KERNEL_FNS, type KernelFns } from './fns'
+import { SimplePlacement } from './placement'
+import { KERNEL_FNS } from './fns'
+import {
+  ACT_BLOCK, ACT_EXIT, ACT_NONE, ACT_RUN, ACT_RUN_KERNEL, ACT_RUN_WALL, ACT_SLEEP, ACT_YIELD, CPU_AWAKE_IDLE, CPU_BUSY,
+  CPU_IDLE, KernelInvariantError, TASK_DEAD, TASK_NEW, TASK_RUNNING, TASK_SLEEPING,
+  type Kernel as SchedKernel, type KernelFns, type LoadHooks, type Placement, type StopWork
+} from './sched'
 import {
   WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
 } from './recording'
@@ -53,38 +61,6 @@ const EV_STOPPER = 9
 const EV_CALLBACK = 10
 const EV_FAIR_SERVER = 11
 
-// task states
-export const TASK_NEW = 0
-export const TASK_RUNNING = 1 // runnable or running
-export const TASK_SLEEPING = 2
-export const TASK_DEAD = 3
-
-// CPU modes
-export const CPU_IDLE = 0 // in a low-power idle state
-export const CPU_AWAKE_IDLE = 1 // idle task running: exiting idle, handling an interrupt
-export const CPU_BUSY = 2 // running a task
-
-// actions a program can choose
-const ACT_NONE = 0
-const ACT_RUN = 1
-const ACT_RUN_WALL = 2
-const ACT_SLEEP = 3
-const ACT_BLOCK = 4
-const ACT_YIELD = 5
-const ACT_EXIT = 6
-/** CPU work in kernel mode (a syscall's work, a kernel thread's section): see reschedDue(). */
-const ACT_RUN_KERNEL = 7
-
-/** PELT and other load-tracking hooks the fair class calls at the kernel's points. */
-export interface LoadHooks {
-  enqueueEntityLoad(cpu: number, se: number, flags: number): void
-  dequeueEntityLoad(cpu: number, se: number, flags: number, delayed: boolean): void
-  requeueDelayedLoad(cpu: number, se: number): void
-  setNextLoad(cpu: number, se: number): void
-  putPrevLoad(cpu: number, se: number): void
-  tickLoad(cpu: number, se: number): void
-}
-
 const NO_LOAD_HOOKS: LoadHooks = {
   enqueueEntityLoad() {},
   dequeueEntityLoad() {},
@@ -92,11 +68,6 @@ const NO_LOAD_HOOKS: LoadHooks = {
   setNextLoad() {},
   putPrevLoad() {},
   tickLoad() {}
-}
-
-/** Work queued on a CPU's stopper (active balance, migration): runs above every class. */
-export interface StopWork {
-  run(k: Kernel, cpu: number): void
 }
 
 /** Per-task typed arrays, with their fill value: allocated together, grown together. */
@@ -159,9 +130,8 @@ const TASK_ARRAYS: readonly [string, TypedArrayCtor, number][] = [
 
 type TypedArrayCtor = Uint8ArrayConstructor | Int32ArrayConstructor | Float64ArrayConstructor
 
-export class KernelInvariantError extends Error {}
-
-export class Kernel implements TaskContext {
+/** The kernel model: its state and core.c's functions (the state is documented in sched.ts). */
+export class Kernel implements SchedKernel {
   now = 0
   readonly ncpus: number
   ntasks = 0
@@ -171,13 +141,8 @@ export class Kernel implements TaskContext {
   readonly eq = new EventQueue(4096)
   placement: Placement
   hooks: LoadHooks = NO_LOAD_HOOKS
-  /**
-   * The hookable scheduling functions (./fns.ts): the model's own, or a patch module's table
-   * in which the functions it hooks are replaced. Set before the first event, never after.
-   */
   fn: Readonly<KernelFns> = KERNEL_FNS
   readonly rt: RtClass
-  /** The fair deadline server (null when FAIR_SERVER is off). */
   readonly fairServer: FairServer | null
 
   // ---- per task ---------------------------------------------------------------------------
@@ -208,33 +173,21 @@ export class Kernel implements TaskContext {
   // execution of the program
   action!: Uint8Array
   remaining!: Float64Array
-  /** Kernel section: work between its might_resched() points (PREEMPT_VOLUNTARY), 0 = none. */
   kernelPoint!: Float64Array
-  /** Kernel section: the `remaining` at which its next preemption point comes, 0 = none. */
   pointAt!: Float64Array
-  /** Work of one operation when the current run is a coalesced batch of them (runOps), else 0. */
   batchOp!: Float64Array
-  /** Switched out exactly at the end of a batch's syscall that the one-by-one run had not completed yet. */
   opPending!: Uint8Array
-  /** When the current run's completion was last armed (switch-in, a new action, a change), and the work then left. */
   armedAt!: Float64Array
   armedLeft!: Float64Array
   timerAt!: Float64Array
   timerGen!: Int32Array
   timerCpu!: Int32Array
-  /**
-   * The per-CPU queue of armed hrtimer sleeps that have a slack, in hard-expiry order (the
-   * order of the kernel's timerqueue): any hrtimer interrupt of the CPU also runs those whose
-   * soft expiry has passed (__hrtimer_run_queues).
-   */
   slackNext!: Int32Array
   slackPrev!: Int32Array
   slackOn!: Uint8Array
   slackHard!: Float64Array
   wakeTs!: Float64Array
-  /** The task's next wakeup is not a sample of its workload's latency (unmeasuredWakeup). */
   unmeasured!: Uint8Array
-  /** When try_to_wake_up() ran for the task's last wakeup (its sched_waking). */
   ttwuAt!: Float64Array
   // affinity: ncpus bytes per task
   allowed: Uint8Array
@@ -246,17 +199,13 @@ export class Kernel implements TaskContext {
   wakeeFlips!: Int32Array
   wakeeFlipDecayTs!: Float64Array
   recentUsedCpu!: Int32Array
-  /** The task whose wakeup made this one runnable last (NIL for timers). */
   lastWaker!: Int32Array
-  /** TTWU_QUEUE wake lists: links and the flags of the pending activation. */
   wakeListNext!: Int32Array
   wakeFlagsPending!: Int32Array
   enqFlagsPending!: Int32Array
   // per task metrics
   latency: LogHistogram[] = []
-  /** Per-workload latency batches (set by simulate(); null in bare kernels). */
   latencyBatches: LatencyBatches | null = null
-  /** Per workload: latency from try_to_wake_up to running (null: not recorded). */
   wakeupLatency: LogHistogram[] | null = null
   nrSwitches!: Float64Array
   nrMigrations!: Float64Array
@@ -267,21 +216,15 @@ export class Kernel implements TaskContext {
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
   nrRunning: Int32Array
-  /** The last task that ran on each CPU (cache warmth). */
   lastTaskOn: Int32Array
-  /** Tasks on the CPU's wake list, not yet activated (rq->ttwu_pending). */
   ttwuPending: Int32Array
   wakeListHead: Int32Array
   wakeListTail: Int32Array
-  /** Queued SCHED_IDLE tasks (cfs h_nr_idle): sched_idle_cpu() in O(1). */
   nrIdleQueued: Int32Array
   needResched: Uint8Array
   needReschedLazy: Uint8Array
-  /** The current task is at a preemption point (return to user mode, end of a kernel section). */
   preemptPoint: Uint8Array
-  /** The stopper waits for the kernel section it cannot preempt (preempt none/voluntary). */
   stopDeferred: Uint8Array
-  /** Until when each CPU executes nothing (a vCPU stall); anyStall: some stall happened. */
   stallUntil: Float64Array
   private anyStall = false
   /** Timer delivery delay of a virtual machine (setTimerDelay): mean ns (0 = none), log-spread. */
@@ -293,31 +236,21 @@ export class Kernel implements TaskContext {
   private maxCpuRate = 0
   segStart: Float64Array
   pendingStall: Float64Array
-  /** When work was last charged to the CPU (chargeCpu). */
   lastStallAt: Float64Array
   runDoneGen: Int32Array
   tickGen: Int32Array
-  /** Head of the CPU's queue of slack timers (slackNext), NIL when empty. */
   slackHead: Int32Array
   tickArmed: Uint8Array
   hrtickGen: Int32Array
   ipiPending: Uint8Array
   idleStart: Float64Array
-  /** Last time the CPU went idle (short-slice v2's lag reset). */
   idleEnterTs: Float64Array
   idleState: Int32Array
   idlePredictNs: Float64Array
-  /** rq->avg_idle (EWMA of idle durations at wakeup, capped), for newidle balance. */
   avgIdle: Float64Array
   wakeDoneAt: Float64Array
-  /**
-   * Scheduler work charged while no task can absorb it (during a pick, on the stopper, in an
-   * idle CPU's interrupt): it delays the next task this CPU switches to.
-   */
   schedStall: Float64Array
-  /** When the CPU last ran a timer interrupt's tail (timerIrqTail: once per interrupt). */
   irqTailAt: Float64Array
-  /** When the current task began to run after its switch (the instant its latency ends). */
   switchStart: Float64Array
   busyNs: Float64Array
   sysNs: Float64Array
@@ -342,21 +275,14 @@ export class Kernel implements TaskContext {
 
   // ---- global counters ------------------------------------------------------------------------
   events = 0
-  /** Delayed dequeues: started, finished by a pick, undone by a wakeup. */
   nrDelayed = 0
   nrDelayedPicked = 0
   nrDelayedWoken = 0
-  /** Test probe: a fair task went to sleep ineligible and stays queued as sched_delayed. */
   onDelayed: ((cpu: number, se: number) => void) | null = null
-  /** PM QoS CPU latency limit: idle states with a longer exit latency are not entered. */
   cpuLatencyQosNs = Infinity
-  /** Test probe: set_protect_slice() just ran for se. */
   onSetProtect: ((cpu: number, se: number) => void) | null = null
-  /** Test probe: a fair task was enqueued (after placement). */
   onFairEnqueue: ((cpu: number, p: number, flags: number) => void) | null = null
-  /** Test probe: a delayed entity is dequeued because it was picked; `lag` is V - v then. */
   onDelayedPick: ((cpu: number, se: number, lag: number) => void) | null = null
-  /** The decision recorder (explanations, Perfetto export); null costs one test per decision point. */
   rec: KernelRecorder | null = null
   contextSwitches = 0
   nrInvoluntarySwitches = 0
@@ -379,7 +305,6 @@ export class Kernel implements TaskContext {
     return this.stepping
   }
 
-  /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */
   thisCpu = -1
   /** Task whose program is executing (the waker for wakeups). */
   private stepping = NIL
@@ -2054,9 +1979,7 @@ export class Kernel implements TaskContext {
     }
   }
 
-  /** CPU time of each task when its counters were last reset (warm-up end), ns. */
   sumExecBase: Float64Array | null = null
-  /** Events before the counters were last reset (a discarded warm-up). */
   warmupEvents = 0
 
   /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { simulateDetailed } from '../index'
 import { quickScenario } from '../testing'
-import { TASK_SLEEPING } from './core'
+import { TASK_SLEEPING } from './sched'
 import { entityEligible } from './fair'
 
 /**

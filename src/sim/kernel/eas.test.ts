@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { quickScenario } from '../testing'
 import { rb5Spec } from './topologies'
 import { every, runPlacement } from './fair-sched-testing'
-import { TASK_RUNNING } from './core'
+import { TASK_RUNNING } from './sched'
 import type { WorkloadSpec } from '../scenario/types'
 
 const MS = 1_000_000

@@ -4,7 +4,7 @@
  * wakeups when EAS applies (asymmetric capacities, an energy model, schedutil, no SMT) and the
  * root domain is not overutilized.
  */
-import type { FairSched } from './fair-sched'
+import type { EnergyEnv, FairSched } from './sched'
 import * as energy from './energy'
 import type { PerfDomain } from './energy'
 
@@ -15,14 +15,6 @@ const emCpuEnergy = energy.emCpuEnergy
 const sugovEffectiveCpuPerf = energy.sugovEffectiveCpuPerf
 const UCLAMP_MIN = energy.UCLAMP_MIN
 const UCLAMP_MAX = energy.UCLAMP_MAX
-
-/** struct energy_env: the per-wakeup constants of the energy estimation. */
-export interface EnergyEnv {
-  taskBusyTime: number
-  pdBusyTime: number
-  cpuCap: number
-  pdCap: number
-}
 
 function taskQueued(fs: FairSched, p: number): boolean {
   return fs.k.onRq[p] !== 0 || fs.k.curr[fs.k.taskCpu[p]] === p

@@ -12,7 +12,7 @@
  *   become pushable. Only a task with a short slice, i.e. shorter than the default slice or than
  *   a slice queued or running on its CPU, is ever marked.
  */
-import type { FairSched } from './fair-sched'
+import type { FairSched } from './sched'
 import { NIL } from './eevdf-tree'
 import { cfsRqMaxSlice } from './fair'
 import { findEnergyEfficientCpu } from './eas'

@@ -5,7 +5,7 @@
 import { simulateDetailed } from '../index'
 import type { Scenario } from '../scenario/types'
 import type { VariantResult } from '../../shared/result'
-import type { Kernel } from './core'
+import type { Kernel } from './sched'
 import { FairSched } from './fair-sched'
 
 export interface PlacementRun {

@@ -5,8 +5,10 @@
  * tracking, capacity_of(), schedutil and the per-runqueue balancing state; the policies
  * themselves live in select.ts, eas.ts and balance.ts.
  */
-import type { Kernel, LoadHooks } from './core'
-import type { Placement } from './placement'
+import {
+  CPU_IDLE as CPU_MODE_IDLE, type EnergyEnv, type FairSched as SchedFairSched, type Kernel, type ScanScratch,
+  type SliceScan, type StopWork
+} from './sched'
 import type { VariantResult } from '../../shared/result'
 import { NIL } from './eevdf-tree'
 import { DEQUEUE_DELAYED, DEQUEUE_MIGRATING, DEQUEUE_SLEEP, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP } from './fair'
@@ -16,20 +18,18 @@ import {
   buildPerfDomains, effectiveCpuUtil, energyModelUsable, freqScaleOf, schedutilOppIndex, sugovEffectiveCpuPerf,
   UCLAMP_MAX, UCLAMP_MIN, UclampRq, uclampEffValue, utilFitsCpu, type PerfDomain, type UtilBounds
 } from './energy'
-import { newSliceScan, type ScanScratch, type SliceScan } from './select'
+import { newSliceScan } from './select'
 import {
-  LbEnv, makeStopWork, nohzIdleBalanceRun, preemptActiveBalance,
+  makeStopWork, nohzIdleBalanceRun, preemptActiveBalance,
   schedBalanceTrigger, updateMisfitStatus
 } from './balance'
-import { SgStats } from './group-stats'
+import { LbEnv, SgStats } from './group-stats'
 import { clearPushable, fairAfterSchedule, fairPushTick, fairTaskWoken } from './fair-push'
-import { newEnergyEnv, type EnergyEnv } from './eas'
+import { newEnergyEnv } from './eas'
 import { idleStatesOf } from './topology'
-import { CPU_IDLE as CPU_MODE_IDLE, type StopWork } from './core'
 import { UnreasonableIdleDetector } from '../metrics/unreasonable-idle'
 
 export interface FairSchedOptions {
-  /** cpufreq governor: schedutil picks OPPs from utilization; otherwise fixed max frequency. */
   schedutil?: boolean
   /** schedutil rate_limit_us (default 1000: LATENCY_MULTIPLIER without a driver hint). */
   rateLimitUs?: number
@@ -37,32 +37,27 @@ export interface FairSchedOptions {
   energyAware?: boolean
 }
 
-export class FairSched implements Placement, LoadHooks {
+/** The fair class's multi-CPU side (its state is documented in sched.ts). */
+export class FairSched implements SchedFairSched {
   readonly k: Kernel
   readonly ncpus: number
   readonly d: SchedDomains
   readonly pelt: Pelt
   readonly uclamp: UclampRq
   readonly pds: PerfDomain[]
-  /** Perf domain of each CPU, -1 when it has no energy model. */
   readonly pdOf: Int32Array
   readonly capOrig: Int32Array
-  /** capacity_of(): capacity left to CFS after RT pressure, refreshed by the balancer. */
   readonly capacityOf: Float64Array
   readonly asym: boolean
   readonly schedutil: boolean
   readonly eas: boolean
   readonly rateLimitNs: number
   uclampUsed = false
-  /** rq->misfit_task_load. */
   readonly misfitTaskLoad: Float64Array
-  /** rq->next_balance, jiffies. */
   readonly nextBalance: Float64Array
   readonly maxIdleBalanceCost: Float64Array
   readonly activeBalance: Uint8Array
-  /** Source runqueue of the work queued on each CPU's stopper (its own CPU for mainline). */
   readonly stopSrc: Int32Array
-  /** rq->all_pinned (reviewer alternative to seed 004/1). */
   readonly allPinned: Uint8Array
   // nohz idle balancing
   readonly nohzIdle: Uint8Array
@@ -72,7 +67,6 @@ export class FairSched implements Placement, LoadHooks {
   nohzHasBlocked = false
   nohzNeedsUpdate = false
   readonly nohzFlags: Int32Array
-  /** sd_llc->nohz_idle per CPU (the CPU's contribution to nr_busy_cpus is withdrawn). */
   readonly llcNohzIdle: Uint8Array
   readonly ilbRun: (() => void)[]
   // schedutil
@@ -84,9 +78,7 @@ export class FairSched implements Placement, LoadHooks {
   private taskCap = 0
   peltInited!: Uint8Array
   uclampActive!: Uint8Array
-  /** On its runqueue's pushable list (short-slice v2 fair push). */
   pushable!: Uint8Array
-  /** Per-level migration counts: [wakeup by level..., balance by level...]. */
   readonly levelNames: string[]
   readonly wakeMigrations: Float64Array
   readonly lbMigrations: Float64Array
@@ -98,14 +90,12 @@ export class FairSched implements Placement, LoadHooks {
   readonly selMask: Uint8Array
   readonly scanScratch: ScanScratch = { idleCpu: -1, nr: 0, p: -1 }
   readonly sliceScan: SliceScan = newSliceScan()
-  /** CPUs examined by the current wakeup CPU selection (its modeled cost). */
   selectScanned = 0
   readonly wakeStats = { localSgs: new SgStats(), tmpSgs: new SgStats(), idlestSgs: new SgStats() }
   readonly eenv: EnergyEnv = newEnergyEnv()
   readonly eenvBounds: UtilBounds = { min: 0, max: 0 }
   readonly stopWork: StopWork[]
   readonly pushCpu: Int32Array
-  /** sched_cluster_active: some LLC has a CLS level below it. */
   readonly clusterActive: boolean
   /** Exit latency (ns) of each CPU's idle states. */
   private readonly exitNs: Float64Array[]

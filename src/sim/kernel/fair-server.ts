@@ -9,14 +9,14 @@
  *
  * Model: one server per CPU; the boost makes pick_next_task try the fair class before RT.
  */
-import type { Kernel } from './core'
+import type { FairServer as SchedFairServer, Kernel } from './sched'
 
 export const FS_OFF = 0
 export const FS_DEFERRED = 1
 export const FS_BOOSTED = 2
 export const FS_THROTTLED = 3
 
-export class FairServer {
+export class FairServer implements SchedFairServer {
   readonly runtimeNs = 50_000_000
   readonly periodNs = 1_000_000_000
   readonly state: Uint8Array

@@ -12,7 +12,7 @@
  * - Seed patch switches act here in exactly one place each; their names are those of
  *   src/sim/patches (SS1_..., DD_NEGLAG, NB_..., IDLE_SEQ, DECAY_LAG_...).
  */
-import type { Kernel } from './core'
+import type { Kernel } from './sched'
 import { NIL } from './eevdf-tree'
 import { calcDeltaFair, floorDiv, truncDiv } from './weights'
 import { P_6_12, P_6_17, P_6_19, P_TIP26 } from './features'

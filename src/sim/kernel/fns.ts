@@ -14,11 +14,7 @@
  * CPU selection, load balancing) take the fair scheduler's state (`fs`, whose `k` is the
  * kernel), as in their own files.
  */
-import type { Kernel } from './core'
-import type { FairSched } from './fair-sched'
-import type { SchedDomain } from './domains'
-import type { LbEnv } from './balance'
-import type { SchedGroup } from './domains'
+import type { Kernel, KernelFnName, KernelFns } from './sched'
 import {
   checkPreemptWakeupFair, decayEntityLag, dequeueEntity, enqueueEntity, entityEligible, pickEevdf, pickNextEntity,
   placeEntity, requeueDelayedEntity, setProtectSlice, taskTickFair, updateCurr, updateDeadline, updateEntityLag,
@@ -26,47 +22,6 @@ import {
 } from './fair'
 import { selectIdleCapacity, selectIdleCpu, selectIdleSibling, selectTaskRqFair, wakeAffine, wakeWide } from './select'
 import { canMigrateTask, checkUpdateOverutilized, findBusiestQueue, needActiveBalance, schedBalanceNewidle, schedBalanceRq } from './balance'
-
-export interface KernelFns {
-  // fair.c: the fair class's core (one cfs_rq per CPU)
-  updateCurr(k: Kernel, cpu: number): void
-  updateDeadline(k: Kernel, cpu: number, se: number): boolean
-  entityEligible(k: Kernel, cpu: number, se: number): boolean
-  updateEntityLag(k: Kernel, cpu: number, se: number): boolean
-  decayEntityLag(k: Kernel, cpu: number, se: number, flags: number): void
-  placeEntity(k: Kernel, cpu: number, se: number, flags: number): void
-  setProtectSlice(k: Kernel, cpu: number, se: number): void
-  updateProtectSlice(k: Kernel, cpu: number, se: number): void
-  enqueueEntity(k: Kernel, cpu: number, se: number, flags: number): void
-  dequeueEntity(k: Kernel, cpu: number, se: number, flags: number): boolean
-  requeueDelayedEntity(k: Kernel, cpu: number, se: number): void
-  pickEevdf(k: Kernel, cpu: number, protect: boolean): number
-  pickNextEntity(k: Kernel, cpu: number, protect: boolean): number
-  checkPreemptWakeupFair(k: Kernel, cpu: number, p: number, wakeFlags: number): number
-  taskTickFair(k: Kernel, cpu: number, queued: boolean): void
-  yieldTaskFair(k: Kernel, cpu: number, p: number): void
-  // fair.c: wakeup CPU selection
-  selectTaskRqFair(fs: FairSched, p: number, prevCpu: number, wakeFlags: number, thisCpu: number): number
-  wakeWide(fs: FairSched, p: number, cpu: number): boolean
-  wakeAffine(fs: FairSched, sd: SchedDomain, p: number, thisCpu: number, prevCpu: number, sync: boolean): number
-  selectIdleSibling(fs: FairSched, p: number, prev: number, target: number, wakeup: boolean): number
-  selectIdleCpu(fs: FairSched, p: number, sd: SchedDomain, hasIdleCore: boolean, target: number): number
-  selectIdleCapacity(fs: FairSched, p: number, sd: SchedDomain, target: number): number
-  // fair.c: load balancing
-  schedBalanceRq(fs: FairSched, dstCpu: number, sd: SchedDomain, idle: number, cont: { value: boolean }): number
-  findBusiestQueue(fs: FairSched, env: LbEnv, group: SchedGroup): number
-  canMigrateTask(fs: FairSched, env: LbEnv, p: number): boolean
-  needActiveBalance(fs: FairSched, env: LbEnv): boolean
-  schedBalanceNewidle(fs: FairSched, cpu: number): boolean
-  checkUpdateOverutilized(fs: FairSched, cpu: number): void
-  // rt.c
-  selectTaskRqRt(k: Kernel, p: number, prevCpu: number, thisCpu: number): number
-  findLowestRq(k: Kernel, p: number, thisCpu: number): number
-  pushRtTasks(k: Kernel, cpu: number): void
-  pullRtTask(k: Kernel, cpu: number, prevPrio: number): void
-}
-
-export type KernelFnName = keyof KernelFns
 
 /** The model as it is: every entry the function of its name. */
 export const KERNEL_FNS: Readonly<KernelFns> = Object.freeze({

@@ -1,9 +1,10 @@
 /**
- * Group statistics of load balancing and of the slow wakeup path (struct sg_lb_stats, enum
- * group_type, group_classify()): the one part of fair.c's balancing that both
- * sched_balance_rq() (balance.ts) and sched_balance_find_dst_group() (select.ts) read.
+ * The state structures of load balancing: group statistics (struct sg_lb_stats, enum
+ * group_type, group_classify()), which both sched_balance_rq() (balance.ts) and the slow wakeup
+ * path's sched_balance_find_dst_group() (select.ts) read, and the balancer's environment
+ * (struct lb_env with struct sd_lb_stats, enum migration_type).
  */
-import type { SchedGroup } from './domains'
+import { CPU_NOT_IDLE, type SchedDomain, type SchedGroup } from './domains'
 
 // enum group_type, in order of how badly a group needs help
 export const GROUP_HAS_SPARE = 0
@@ -80,4 +81,56 @@ export function adjustNumaImbalance(imbalance: number, dstRunning: number, imbNu
   if (dstRunning > imbNumaNr) return imbalance
   if (imbalance <= NUMA_IMBALANCE_MIN) return 0
   return imbalance
+}
+
+// enum migration_type
+export const MIGRATE_LOAD = 0
+export const MIGRATE_UTIL = 1
+export const MIGRATE_TASK = 2
+export const MIGRATE_MISFIT = 3
+
+/**
+ * SCHED_NR_MIGRATE_BREAK. sysctl_sched_nr_migrate is kernel.nrMigrate (32 by default): with the
+ * default, loop_max (at most nr_migrate) always stops detach_tasks() before loop_break, so
+ * LBF_NEED_BREAK only happens with a raised nr_migrate.
+ */
+export const SCHED_NR_MIGRATE_BREAK = 32
+
+/** struct lb_env plus struct sd_lb_stats, preallocated per balancer. */
+export class LbEnv {
+  sd!: SchedDomain
+  dstCpu = 0
+  srcCpu = 0
+  dstGrp!: SchedGroup
+  idle = CPU_NOT_IDLE
+  imbalance = 0
+  migrationType = MIGRATE_LOAD
+  flags = 0
+  loop = 0
+  loopMax = 0
+  loopBreak = SCHED_NR_MIGRATE_BREAK
+  newDstCpu = -1
+  readonly cpus: Uint8Array
+  readonly detached: Int32Array
+  nDetached = 0
+  /** Runqueues read and tasks examined by the current pass (its modeled cost). */
+  cpusVisited = 0
+  tasksVisited = 0
+  /** Wall-clock cost of the last pass on the balancing CPU, ns. */
+  costNs = 0
+  // sd_lb_stats
+  busiest: SchedGroup | null = null
+  local: SchedGroup | null = null
+  totalLoad = 0
+  totalCapacity = 0
+  avgLoad = 0
+  preferSibling = false
+  readonly busiestStat = new SgStats()
+  readonly localStat = new SgStats()
+  readonly tmpStat = new SgStats()
+
+  constructor(ncpus: number, maxTasks: number) {
+    this.cpus = new Uint8Array(ncpus)
+    this.detached = new Int32Array(maxTasks + 1)
+  }
 }

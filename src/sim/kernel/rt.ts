@@ -7,7 +7,7 @@
  * Not modeled: RT throttling / the fair deadline server (fair tasks can starve under RT hogs),
  * priority inheritance.
  */
-import type { Kernel } from './core'
+import type { Kernel, RtClass as SchedRtClass } from './sched'
 import { NIL } from './eevdf-tree'
 import { SCHED_RR } from './api'
 import { SD_WAKE_AFFINE, type SchedDomain } from './domains'
@@ -19,10 +19,8 @@ const LEVELS = 100
  */
 const CPUPRI_NORMAL = 0
 
-export class RtClass {
-  /** rt_rq->rt_nr_running per CPU. */
+export class RtClass implements SchedRtClass {
   readonly nrRunning: Int32Array
-  /** Highest queued RT priority per CPU (0 = none). */
   readonly highest: Int32Array
   private head: Int32Array
   private tail: Int32Array
@@ -30,7 +28,6 @@ export class RtClass {
   private next: Int32Array
   private prev: Int32Array
   private rrLeft: Float64Array
-  /** The sched domains of each CPU (set by FairSched), for find_lowest_rq()'s affine walk. */
   domains: readonly (SchedDomain | null)[] | null = null
   /** per-CPU distribute_cpu_mask_prev of cpumask_any_and_distribute(). */
   private distributePrev: Int32Array

@@ -15,7 +15,7 @@
  *   path; wakeups take the slow path as if every domain had SD_BALANCE_WAKE.
  * Every CPU a selection examines is counted in fs.selectScanned (the modeled cost).
  */
-import type { FairSched } from './fair-sched'
+import type { FairSched, ScanScratch, SliceScan } from './sched'
 import { NIL } from './eevdf-tree'
 import { WF_CURRENT_CPU, WF_SYNC, WF_TTWU } from './api'
 import {
@@ -338,24 +338,6 @@ export const SLICE_SCAN_FIRST = 1
 /** SSV2_SLICE_SCAN: of those, the one whose shortest queued slice is the longest. */
 export const SLICE_SCAN_BEST = 2
 
-/**
- * What the idle scans remember about non-idle CPUs for the slice-aware fallback: the
- * reviewer's "keep track of the minimal slice CPU that was not idle during our initial scan"
- * (seed 000, review of 8/8) and v2's "merge min_slice rq selection in select_idle_capacity()
- * and select_idle_cpu()".
- */
-export interface SliceScan {
-  mode: number
-  /** The selection is a push's, not a wakeup's. */
-  push: boolean
-  best: number
-  bestMinSlice: number
-  asym: boolean
-  util: number
-  umin: number
-  umax: number
-}
-
 export function newSliceScan(): SliceScan {
   return { mode: SLICE_SCAN_OFF, push: false, best: -1, bestMinSlice: 0, asym: false, util: 0, umin: 0, umax: 1024 }
 }
@@ -430,13 +412,6 @@ export function selectIdleCpu(fs: FairSched, p: number, sd: SchedDomain, hasIdle
 }
 
 const SCAN_CONTINUE = -2
-
-export interface ScanScratch {
-  idleCpu: number
-  nr: number
-  /** The task being placed. */
-  p: number
-}
 
 /** One for_each_cpu_wrap() pass of select_idle_cpu over `span` ∩ `cpus` from `start`. */
 function scanWrap(

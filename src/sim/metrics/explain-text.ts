@@ -3,7 +3,7 @@
  * workbench's explanation panel and the Perfetto annotations. One function per record kind;
  * virtual times (vruntime, deadline, lag, vprot) are given relative to the queue's V.
  */
-import type { Kernel } from '../kernel/core'
+import type { Kernel } from '../kernel/sched'
 import { isRtPolicy, SCHED_BATCH, SCHED_IDLE } from '../kernel/api'
 import { NIL } from '../kernel/eevdf-tree'
 import { STOPPER_TASK, type Candidate, type DecisionRecord } from './recorder'

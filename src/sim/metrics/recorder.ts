@@ -14,8 +14,8 @@
  * Reason codes are strings documented in docs/explain.md, each with the kernel function whose
  * decision it names.
  */
-import type { Kernel } from '../kernel/core'
-import { CPU_BUSY, TASK_DEAD, TASK_RUNNING } from '../kernel/core'
+import type { Kernel } from '../kernel/sched'
+import { CPU_BUSY, TASK_DEAD, TASK_RUNNING } from '../kernel/sched'
 import { NIL } from '../kernel/eevdf-tree'
 import { floorDiv } from '../kernel/weights'
 import { isRtPolicy, WF_CURRENT_CPU, WF_FORK, WF_SYNC, WF_TTWU } from '../kernel/api'

@@ -1,5 +1,5 @@
 import { isRtPolicy } from '../kernel/api'
-import { TASK_DEAD, TASK_RUNNING, TASK_SLEEPING, type Kernel } from '../kernel/core'
+import { TASK_DEAD, TASK_RUNNING, TASK_SLEEPING, type Kernel } from '../kernel/sched'
 
 /**
  * A scheduler trace in ftrace text form (`trace-cmd report` / tracefs `trace` layout), which

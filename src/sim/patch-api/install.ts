@@ -11,7 +11,8 @@
  */
 import type { Kernel } from '../kernel/core'
 import type { FairSched } from '../kernel/fair-sched'
-import { KERNEL_FN_NAMES, withFns, type KernelFnName, type KernelFns } from '../kernel/fns'
+import { KERNEL_FN_NAMES, withFns } from '../kernel/fns'
+import type { KernelFnName, KernelFns } from '../kernel/sched'
 import type { HookName, Sched } from '../../shared/patch-api'
 import { HOOK_POINTS } from './hook-points'
 import { PatchError, paramProblem, type LoadedPatch } from './evaluate'

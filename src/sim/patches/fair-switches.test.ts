@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { simulateDetailed } from '../index'
 import { quickScenario, scripted, testAttrs } from '../testing'
-import type { Kernel } from '../kernel/core'
+import type { Kernel } from '../kernel/sched'
 import { avgVruntime, cfsRqMinSlice } from '../kernel/fair'
 import { calcDeltaFair } from '../kernel/weights'
 import { ENQUEUE_WAKEUP, ENQUEUE_DELAYED } from '../kernel/fair'

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { simulateDetailed } from '../index'
 import { gridProgram as grid, quickScenario, scripted, testAttrs } from '../testing'
-import type { Kernel } from '../kernel/core'
+import type { Kernel } from '../kernel/sched'
 import { ENQUEUE_WAKEUP } from '../kernel/fair'
 import { SCHED_FIFO } from '../kernel/api'
 import { rb5Spec } from '../kernel/topologies'
-import type { FairSched } from '../kernel/fair-sched'
+import type { FairSched } from '../kernel/sched'
 import type { TopologySpec } from '../kernel/topology-types'
 import type { VariantResult } from '../../shared/result'
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { simulate, simulateDetailed } from '../index'
 import { quickScenario, scripted, testAttrs } from '../testing'
-import type { Kernel } from '../kernel/core'
+import type { Kernel } from '../kernel/sched'
 import { cfsRqMinSlice, ENQUEUE_WAKEUP } from '../kernel/fair'
 import { rb5Spec } from '../kernel/topologies'
 import type { TopologySpec } from '../kernel/topology-types'
 import type { VariantResult } from '../../shared/result'
-import type { FairSched } from '../kernel/fair-sched'
+import type { FairSched } from '../kernel/sched'
 import { selectSliceCpu } from '../kernel/select'
 
 const MS = 1_000_000

@@ -167,7 +167,11 @@ export interface TaskState {
   workload(task: number): string
 }
 
-/** Per-CPU state (index: the CPU id): the rq and its single cfs_rq. */
+/**
+ * Per-CPU state (index: the CPU id): the rq and its single cfs_rq. "Read only" fields may be
+ * written by a hook that ports kernel code doing the same (requeue_delayed_entity() lowers and
+ * restores nr_queued around a placement), keeping the queue's invariants as that code does.
+ */
 export interface RqState {
   /** rq->curr: the running task, NIL when idle. Read only. */
   readonly curr: Int32Array
@@ -295,6 +299,13 @@ export interface SchedFunctions extends HookedFunctions {
   domains(cpu: number): readonly SchedDomain[]
   /** The LLC's domain of a CPU (sd_llc), null on a single CPU. */
   sdLlc(cpu: number): SchedDomain | null
+  /** ineligible_vruntime() (tip 2026): the first vruntime at which curr is no longer eligible. */
+  ineligibleVruntime(cpu: number): number
+  /**
+   * pick_next_entity()'s end for a picked entity that is sched_delayed: finish its dequeue
+   * (dequeue_entities(rq, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED)); the caller then picks again.
+   */
+  dequeueDelayed(cpu: number, se: number): void
 }
 
 /** The hookable functions in the form a patch calls them (no kernel argument). */
@@ -349,8 +360,10 @@ export interface Sched {
   readonly ncpus: number
   /** Tasks created so far (ids 0 .. ntasks - 1). */
   readonly ntasks: number
-  /** The kernel profile ("6.12", "6.17", "6.19", "tip-2026", ...). */
+  /** The kernel profile: "6.6", "6.12", "6.17", "6.19" or "tip-2026". */
   readonly profile: string
+  /** Is the profile this one or a later one (profileAtLeast('6.19') on 6.19 and tip-2026)? */
+  profileAtLeast(profile: '6.6' | '6.12' | '6.17' | '6.19' | 'tip-2026'): boolean
   readonly hz: number
   readonly tickNs: number
   /** sysctl_sched_base_slice after CPU-count scaling, and unscaled. */
@@ -366,6 +379,8 @@ export interface Sched {
   random(): number
   /** Wakeups on this CPU's behalf (try_to_wake_up's this_cpu), -1 outside a CPU's work. */
   readonly thisCpu: number
+  /** in_task(): the current work is a task's (a waker in task context), not an interrupt's. */
+  readonly inTask: boolean
   /** Is the task in the fair class (SCHED_NORMAL, BATCH, IDLE)? */
   isFair(task: number): boolean
   readonly task: TaskState
@@ -411,3 +426,9 @@ export interface Patch {
 
 /** Identity, for the editor's types: `export default definePatch({ ... })`. */
 export type DefinePatch = <P extends Patch>(patch: P) => P
+
+/**
+ * `export default definePatch({ ... })`: returns its argument; it only gives the editor the
+ * patch's types. Provided by the runtime that loads a patch module.
+ */
+export declare const definePatch: DefinePatch

@@ -9,10 +9,11 @@ import type { FairSched } from '../kernel/fair-sched'
 import type { SchedDomain as ModelDomain } from '../kernel/domains'
 import type { EevdfTreeView, HookedFunctions, RqState, Sched, SchedDomain, SchedFunctions, TaskState } from '../../shared/patch-api'
 import {
-  avgVruntime, cancelProtectSlice, cfsRqMaxSlice, cfsRqMinSlice, dequeueTree, enqueueTree, entityLag, lagLimit,
+  avgVruntime, cancelProtectSlice, cfsRqMaxSlice, cfsRqMinSlice, dequeueTree, enqueueTree, entityLag, ineligibleVruntime, lagLimit,
   protectSlice, vruntimeEligible
 } from '../kernel/fair'
 import { calcDeltaFair } from '../kernel/weights'
+import { KERNEL_PROFILES, profileOrdinal } from '../kernel/features'
 import { NIL } from '../kernel/eevdf-tree'
 import { HOOK_POINTS } from './hook-points'
 
@@ -107,7 +108,9 @@ export function sharedView(k: Kernel, fs: FairSched, workloadNames: readonly str
     enqueueTree: (cpu: number, se: number) => enqueueTree(k, cpu, se),
     dequeueTree: (cpu: number, se: number) => dequeueTree(k, cpu, se),
     domains: domainsOf,
-    sdLlc: (cpu: number) => fs.d.sdLlc[cpu] ?? null
+    sdLlc: (cpu: number) => fs.d.sdLlc[cpu] ?? null,
+    ineligibleVruntime: (cpu: number) => ineligibleVruntime(k, cpu),
+    dequeueDelayed: (cpu: number, se: number) => k.delayedPicked(cpu, se)
   } as Record<string, unknown>
   // the hookable functions, through the run's table (whatever hooks are installed)
   for (const h of HOOK_POINTS) {
@@ -128,6 +131,11 @@ export function schedView(sh: SchedShared, params: Readonly<Record<string, numbe
     ncpus: k.ncpus,
     get ntasks() { return k.ntasks },
     profile: cfg.profile,
+    profileAtLeast: (p) => {
+      const o = profileOrdinal(p)
+      if (o < 0) throw new Error(`profileAtLeast: unknown profile "${p}" (profiles: ${KERNEL_PROFILES.join(', ')})`)
+      return cfg.prof >= o
+    },
     hz: cfg.hz,
     tickNs: cfg.tickNs,
     baseSliceNs: cfg.baseSliceNs,
@@ -137,6 +145,7 @@ export function schedView(sh: SchedShared, params: Readonly<Record<string, numbe
     params,
     random: () => k.random(),
     get thisCpu() { return k.thisCpu },
+    get inTask() { return k.inTask },
     isFair: (t) => k.isFair(t),
     task: sh.task,
     rq: sh.rq,

@@ -70,6 +70,15 @@ export interface RealArgs extends Pick<RunArgs, 'file' | 'sets' | 'variants' | '
   bufferKb?: number
 }
 
+export interface VmArgs extends Pick<RunArgs, 'file' | 'sets' | 'variants' | 'seed' | 'seeds' | 'durationMs' | 'json' | 'out' | 'trace'> {
+  /** 6.12, 7.2 or the path to a bzImage. */
+  kernel?: string
+  bufferKb?: number
+  dataDir?: string
+  /** Wall-clock budget of each run, seconds. */
+  timeoutSec?: number
+}
+
 export interface CompareArgs extends RunArgs {
   md: boolean
   /** Extra percentile rows (e.g. 50, 90, 95). */
@@ -101,6 +110,7 @@ export type Command =
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | ({ cmd: 'real' } & RealArgs)
+  | ({ cmd: 'vm' } & VmArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
   | ({ cmd: 'calibrate' } & CalibrateArgs)
   | { cmd: 'help'; topic?: string }
@@ -166,6 +176,15 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Run the scenario's workloads on this machine's kernel (Linux, root, tracefs) and
       measure them from a trace; --seeds N repeats each variant N times. Waits up to
       --quiet-wait seconds (default 60, 0 = not) for a quiet machine before each run.
+  vm SCENARIO [--kernel 6.12|7.2|PATH] [--variant NAME]... [--seeds N] [--json] [--out DIR]
+              [--seed N] [--duration-ms N] [--set PATH=VALUE]... [--trace] [--buffer-kb N]
+              [--data-dir DIR] [--timeout S]
+      Run the scenario's workloads on a mainline kernel in QEMU, with the scenario's CPU
+      count and topology and each variant's sched_feat flags, slices, nice values, policies,
+      affinities and preemption model; measured from the guest's trace. --kernel 6.12 or 7.2
+      is Debian's cloud kernel (fetched on first use into DIR/vm, default the app's data
+      folder), or give your own bzImage (docs/vm.md). KVM where /dev/kvm works, else TCG
+      with icount: the same seed gives the same result. --timeout bounds each run's wall time.
   calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --from RESULT.json|CACHE-DIR | --published)
             [--params NAME,...] [--out FILE] [--json] [--check]
       Fit the topology's costs (context switch, timer interrupt, hackbench write/read, cache
@@ -183,6 +202,23 @@ export const USAGE = `usage: schedlab COMMAND [options]
 
 SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
+
+/** Options of the commands that measure a kernel (real, vm). */
+const MEASURED_OPTIONS = { set: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, seed: { type: 'string' }, seeds: { type: 'string' }, 'duration-ms': { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, trace: { type: 'boolean' }, 'buffer-kb': { type: 'string' } } as const
+
+function measuredArgs(file: string, v: { set?: string[]; variant?: string[]; seed?: string; seeds?: string; 'duration-ms'?: string; json?: boolean; out?: string; trace?: boolean }): Pick<RunArgs, 'file' | 'sets' | 'variants' | 'seed' | 'seeds' | 'durationMs' | 'json' | 'out' | 'trace'> {
+  return {
+    file,
+    sets: setArgs(v.set),
+    variants: v.variant ?? [],
+    seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
+    seeds: intOpt('seeds', v.seeds, 1, 1000),
+    durationMs: intOpt('duration-ms', v['duration-ms'], 100, 3_600_000),
+    json: v.json === true,
+    out: v.out,
+    trace: v.trace === true
+  }
+}
 
 const RUN_OPTIONS = {
   set: { type: 'string', multiple: true },
@@ -447,22 +483,14 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
     case 'real': {
-      const r = parse([...rest], { set: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, seed: { type: 'string' }, seeds: { type: 'string' }, 'duration-ms': { type: 'string' }, json: { type: 'boolean' }, out: { type: 'string' }, trace: { type: 'boolean' }, 'quiet-wait': { type: 'string' }, 'buffer-kb': { type: 'string' } }, 1, 'real')
+      const r = parse([...rest], { ...MEASURED_OPTIONS, 'quiet-wait': { type: 'string' } }, 1, 'real')
       const v = r.values
-      return {
-        cmd: 'real',
-        file: r.positionals[0],
-        sets: setArgs(v.set),
-        variants: v.variant ?? [],
-        seed: intOpt('seed', v.seed, 0, 2 ** 32 - 1),
-        seeds: intOpt('seeds', v.seeds, 1, 1000),
-        durationMs: intOpt('duration-ms', v['duration-ms'], 100, 3_600_000),
-        json: v.json === true,
-        out: v.out,
-        trace: v.trace === true,
-        quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),
-        bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 4_194_304)
-      }
+      return { cmd: 'real', ...measuredArgs(r.positionals[0], v), quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600), bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 4_194_304) }
+    }
+    case 'vm': {
+      const r = parse([...rest], { ...MEASURED_OPTIONS, kernel: { type: 'string' }, 'data-dir': { type: 'string' }, timeout: { type: 'string' } }, 1, 'vm')
+      const v = r.values
+      return { cmd: 'vm', ...measuredArgs(r.positionals[0], v), kernel: v.kernel, bufferKb: intOpt('buffer-kb', v['buffer-kb'], 64, 1_048_576), dataDir: v['data-dir'], timeoutSec: intOpt('timeout', v.timeout, 5, 86_400) }
     }
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }

@@ -4,6 +4,7 @@ import { compareCommand, listCommand, runCommand, validateCommand } from './comm
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'
 import { hostCommand, realCommand } from './real'
+import { vmCommand } from './vm'
 import { explainCommand } from './explain'
 import { calibrateCommand } from './calibrate'
 import { mergeCommand, sweepCommand } from './sweep'
@@ -41,6 +42,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return await analyzeCommand(c, io)
       case 'real':
         return await realCommand(c, io)
+      case 'vm':
+        return await vmCommand(c, io)
       case 'explain':
         return await explainCommand(c, io)
       case 'calibrate':

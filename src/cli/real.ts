@@ -1,11 +1,11 @@
-import { join } from 'node:path'
 import type { RealArgs } from './args'
 import { InputError } from './args'
 import { loadScenario } from './commands'
 import { renderRunText } from './format'
+import { measuredCommand } from './measured'
 import type { CliIo } from './io'
 import type { HostRecord, VariantResult } from '../shared/result'
-import { realUnavailableReason, runRealScenario } from '../real/runner'
+import { realUnavailableReason, runRealScenario, type RealRunOutput } from '../real/runner'
 import { RealCancelled, RealRefusal } from '../real/errors'
 import { hostSpecs, hostTopologySpec } from '../real/host-specs'
 import { detectHost } from '../real/host'
@@ -18,36 +18,20 @@ import { findTracefs } from '../real/tracefs'
  */
 export async function realCommand(a: RealArgs, io: CliIo): Promise<number> {
   const s = loadScenario(a.file, io, { durationMs: a.durationMs, sets: a.sets })
-  const ac = new AbortController()
-  let interrupts = 0
-  const onSigint = (): void => {
-    interrupts++
-    if (interrupts === 1) io.err('\nschedlab real: stopping: ending the workloads and removing the trace instance (Ctrl+C again to leave it to the helper)\n')
-    else process.exit(130)
-    ac.abort()
-  }
-  process.on('SIGINT', onSigint)
-  process.on('SIGTERM', onSigint)
   try {
-    const out = await runRealScenario(s, {
-      variants: a.variants,
-      seed: a.seed,
-      seeds: a.seeds,
-      durationMs: a.durationMs,
-      quiet: a.quietWaitSec === 0 ? false : { timeoutMs: (a.quietWaitSec ?? 60) * 1000 },
-      traceDir: a.trace ? a.out ?? '.' : undefined,
-      bufferKb: a.bufferKb,
-      signal: ac.signal,
-      log: (l) => io.err(`${l}\n`)
-    })
-    if (a.out) {
-      io.mkdirp(a.out)
-      io.writeFile(join(a.out, 'result.json'), JSON.stringify(out, null, 2) + '\n')
-      io.writeFile(join(a.out, 'scenario.json'), JSON.stringify(s, null, 2) + '\n')
-      io.err(`wrote ${join(a.out, 'result.json')} and scenario.json\n`)
-    }
-    io.out(a.json ? JSON.stringify(out, null, 2) + '\n' : renderRunText(out) + renderHost(out.host, out.variants))
-    return 0
+    return await measuredCommand<RealRunOutput>(io, { stopping: 'schedlab real: stopping: ending the workloads and removing the trace instance (Ctrl+C again to leave it to the helper)', scenario: s, out: a.out, json: a.json, render: (out) => renderRunText(out) + renderHost(out.host, out.variants) }, (signal) =>
+      runRealScenario(s, {
+        variants: a.variants,
+        seed: a.seed,
+        seeds: a.seeds,
+        durationMs: a.durationMs,
+        quiet: a.quietWaitSec === 0 ? false : { timeoutMs: (a.quietWaitSec ?? 60) * 1000 },
+        traceDir: a.trace ? a.out ?? '.' : undefined,
+        bufferKb: a.bufferKb,
+        signal,
+        log: (l) => io.err(`${l}\n`)
+      })
+    )
   } catch (e) {
     if (e instanceof RealRefusal) throw new InputError(`real: ${e.message}`)
     if (e instanceof RealCancelled) {
@@ -55,9 +39,6 @@ export async function realCommand(a: RealArgs, io: CliIo): Promise<number> {
       return 130
     }
     throw e
-  } finally {
-    process.removeListener('SIGINT', onSigint)
-    process.removeListener('SIGTERM', onSigint)
   }
 }
 

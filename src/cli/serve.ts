@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import Conf from 'conf'
 import { createBackend } from '../main/services/backend'
@@ -8,6 +7,7 @@ import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
 import { limitArgs } from './args'
+import { defaultDataDir } from './data-dir'
 import type { HostLimits } from '../shared/ipc'
 
 /**
@@ -90,12 +90,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   return verbose ? { port, dataDir, limits, verbose } : { port, dataDir, limits }
 }
 
-/** The folder Electron uses as userData for this app, so both hosts share history. */
-export function defaultDataDir(): string {
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'schedlab')
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'schedlab')
-  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'schedlab')
-}
+export { defaultDataDir }
 
 export function projectVersion(): string {
   return (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version

@@ -16,6 +16,22 @@
  *                 PERIOD_US on an absolute clock_nanosleep grid (thread i's grid offset by
  *                 i * STAGGER_US), missed periods skipped; PERIOD_US 0 = spin forever.
  *
+ *   plan FILE REPORT   `schedlab vm`'s runner inside the guest (built static there): the run's
+ *                 workloads from FILE, timed by the guest's own clock so that a run under
+ *                 QEMU's icount is deterministic. FILE's lines (tab-separated):
+ *                   duration_ms MS
+ *                   proc ID DELAY_MS STOPSIG REPEAT OUTFILE ATTRS ARGV0 ARGV1 ...
+ *                 Each process starts DELAY_MS after the start (attributes applied before exec,
+ *                 in its own process group), REPEAT 1 restarts it when it ends early; at
+ *                 DURATION_MS (or when every process ended) each gets STOPSIG, then SIGKILL 5 s
+ *                 later. REPORT gets "start NS", "pid ID PID", "exit ID STATUS", "error ID
+ *                 MESSAGE", "end NS" (CLOCK_MONOTONIC, the trace's mono clock).
+ *
+ *   rawdump FILE  copy a tracefs trace_pipe_raw file to stdout without waiting for more.
+ *
+ *   pdeath ARGV   exec ARGV so that it is killed when our parent dies (QEMU under the host's
+ *                 `schedlab vm`: no guest outlives the command, even one killed by SIGKILL).
+ *
  * Protocol of `supervise` (lines on stdin, tab-separated; replies on stdout):
  *   spawn ID OUTFILE ATTRS ARGV0 ARGV1 ...   ->  pid ID PID   |  error ID MESSAGE
  *   signal SIGNO                             ->  (the signal to the whole workload group)
@@ -194,6 +210,46 @@ static int apply_attrs(char *attrs, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * In a forked child: stdout and stderr to OUTFILE (opened with `mode`: O_TRUNC or O_APPEND),
+ * stdin from /dev/null, ATTRS applied, then exec ARGV. Unless `why` already says what went
+ * wrong; whatever does is written to `errfd` (the parent's error pipe) and the child exits 127.
+ */
+static void child_exec(char *why, size_t whylen, const char *outfile, int mode, char *attrs, char **argv, int errfd) __attribute__((noreturn));
+static void child_exec(char *why, size_t whylen, const char *outfile, int mode, char *attrs, char **argv, int errfd)
+{
+	int out = why[0] ? -1 : open(outfile, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0644);
+	if (!why[0] && out < 0)
+		snprintf(why, whylen, "%s: %s", outfile, strerror(errno));
+	if (!why[0]) {
+		dup2(out, 1);
+		dup2(out, 2);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		apply_attrs(attrs, why, whylen);
+	}
+	if (!why[0]) {
+		execvp(argv[0], argv);
+		snprintf(why, whylen, "%s: %s", argv[0], strerror(errno));
+	}
+	if (write(errfd, why, strlen(why)) < 0) { /* the parent sees EOF */ }
+	_exit(127);
+}
+
+/* In the parent: did the child fail before its exec (its reason in `why`, the child reaped)? */
+static int exec_failed(int errpipe[2], pid_t pid, char *why, size_t whylen)
+{
+	close(errpipe[1]);
+	ssize_t got = read(errpipe[0], why, whylen - 1);
+	close(errpipe[0]);
+	if (got <= 0)
+		return 0;
+	why[got] = 0;
+	waitpid(pid, NULL, 0);
+	return 1;
+}
+
 /* ---------------------------------------------------------------- supervise */
 
 static void kill_group(int sig)
@@ -294,32 +350,10 @@ static void spawn(char *line)
 		prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 		if (setpgid(0, anchor) != 0)
 			snprintf(why, sizeof(why), "setpgid: %s", strerror(errno));
-		int out = why[0] ? -1 : open(fields[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (!why[0] && out < 0)
-			snprintf(why, sizeof(why), "%s: %s", fields[2], strerror(errno));
-		if (!why[0]) {
-			dup2(out, 1);
-			dup2(out, 2);
-			int devnull = open("/dev/null", O_RDONLY);
-			if (devnull >= 0)
-				dup2(devnull, 0);
-		}
-		if (!why[0])
-			apply_attrs(fields[3], why, sizeof(why));
-		if (!why[0]) {
-			execvp(fields[4], &fields[4]);
-			snprintf(why, sizeof(why), "%s: %s", fields[4], strerror(errno));
-		}
-		if (write(errpipe[1], why, strlen(why)) < 0) { /* the parent sees EOF */ }
-		_exit(127);
+		child_exec(why, sizeof(why), fields[2], O_TRUNC, fields[3], &fields[4], errpipe[1]);
 	}
-	close(errpipe[1]);
 	char why[512];
-	ssize_t got = read(errpipe[0], why, sizeof(why) - 1);
-	close(errpipe[0]);
-	if (got > 0) {
-		why[got] = 0;
-		waitpid(pid, NULL, 0);
+	if (exec_failed(errpipe, pid, why, sizeof(why))) {
 		say("error\t%s\t%s\n", fields[1], why);
 		return;
 	}
@@ -510,16 +544,281 @@ static int load(int argc, char **argv)
 	return 0;
 }
 
+
+/* ---------------------------------------------------------------- plan (the guest's runner) */
+
+#define MAX_PLAN 128
+#define STOP_GRACE_NS 5000000000LL
+
+struct planned {
+	char id[64];
+	long long delay_ns;
+	int stopsig;
+	int repeat;
+	char *outfile;
+	char *attrs;
+	char *argv[256];
+	pid_t pid, pgid;
+	int started, restarts;
+};
+
+static FILE *report;
+
+static void rsay(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rsay(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(report, fmt, ap);
+	va_end(ap);
+	fflush(report);
+}
+
+static void plan_start(struct planned *p)
+{
+	int errpipe[2];
+	if (pipe2(errpipe, O_CLOEXEC) != 0) {
+		rsay("error\t%s\tpipe: %s\n", p->id, strerror(errno));
+		return;
+	}
+	char attrs[1024];
+	snprintf(attrs, sizeof(attrs), "%s", p->attrs);
+	pid_t pid = fork();
+	if (pid < 0) {
+		rsay("error\t%s\tfork: %s\n", p->id, strerror(errno));
+		close(errpipe[0]);
+		close(errpipe[1]);
+		return;
+	}
+	if (pid == 0) {
+		char why[512] = "";
+		close(errpipe[0]);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setpgid(0, 0);
+		child_exec(why, sizeof(why), p->outfile, O_APPEND, attrs, p->argv, errpipe[1]);
+	}
+	setpgid(pid, pid);
+	char why[512];
+	if (exec_failed(errpipe, pid, why, sizeof(why))) {
+		rsay("error\t%s\t%s\n", p->id, why);
+		return;
+	}
+	p->pid = pid;
+	p->pgid = pid;
+	p->started = 1;
+	rsay("pid\t%s\t%d\n", p->id, (int)pid);
+}
+
+/* Reap ended processes, report them, and restart the repeating ones until `restart_until` (0: never). */
+static void plan_reap(struct planned *ps, int n, long long restart_until)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (ps[i].pid != pid)
+				continue;
+			int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			rsay("exit\t%s\t%d\n", ps[i].id, code);
+			ps[i].pid = 0;
+			if (ps[i].repeat && restart_until > 0 && now_ns(CLOCK_MONOTONIC) < restart_until) {
+				ps[i].restarts++;
+				plan_start(&ps[i]);
+			}
+		}
+	}
+}
+
+static int plan_signal(const char *name)
+{
+	if (strcmp(name, "SIGINT") == 0) return SIGINT;
+	if (strcmp(name, "SIGKILL") == 0) return SIGKILL;
+	return SIGTERM;
+}
+
+static int plan(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: schedlab-helper plan FILE REPORT\n");
+		return 2;
+	}
+	FILE *f = fopen(argv[0], "r");
+	if (!f) {
+		perror(argv[0]);
+		return 2;
+	}
+	report = fopen(argv[1], "w");
+	if (!report) {
+		perror(argv[1]);
+		return 2;
+	}
+	static struct planned ps[MAX_PLAN];
+	int n = 0;
+	long long duration_ns = 0;
+	static char line[LINE_MAX_LEN];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *fields[300];
+		int k = 0;
+		for (char *q = strdup(line); q && k < 299;) {
+			fields[k++] = q;
+			q = strchr(q, '\t');
+			if (q)
+				*q++ = 0;
+		}
+		if (k >= 2 && strcmp(fields[0], "duration_ms") == 0) {
+			duration_ns = atoll(fields[1]) * 1000000LL;
+		} else if (k >= 8 && strcmp(fields[0], "proc") == 0 && n < MAX_PLAN) {
+			struct planned *p = &ps[n++];
+			snprintf(p->id, sizeof(p->id), "%s", fields[1]);
+			p->delay_ns = (long long)(atof(fields[2]) * 1e6);
+			p->stopsig = plan_signal(fields[3]);
+			p->repeat = atoi(fields[4]);
+			p->outfile = fields[5];
+			p->attrs = fields[6];
+			int a = 0;
+			for (int j = 7; j < k && a < 255; j++)
+				p->argv[a++] = fields[j];
+			p->argv[a] = NULL;
+		}
+	}
+	fclose(f);
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+	long long t0 = now_ns(CLOCK_MONOTONIC);
+	rsay("start\t%lld\n", t0);
+	long long end = t0 + duration_ns;
+	int next = 0, ended_early = 0;
+	/* start in delay order (the plan is sorted by the host) and wait for the end */
+	for (;;) {
+		long long now = now_ns(CLOCK_MONOTONIC);
+		while (next < n && t0 + ps[next].delay_ns <= now)
+			plan_start(&ps[next++]);
+		int live = 0, any = 0;
+		for (int i = 0; i < n; i++) {
+			if (ps[i].started)
+				any = 1;
+			if (ps[i].pid > 0)
+				live = 1;
+		}
+		if (next >= n && any && !live) {
+			ended_early = 1;
+			break;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now >= end)
+			break;
+		long long until = end;
+		if (next < n && t0 + ps[next].delay_ns < until)
+			until = t0 + ps[next].delay_ns;
+		struct timespec wait;
+		ns_ts(until - now, &wait);
+		if (sigtimedwait(&chld, NULL, &wait) == SIGCHLD)
+			plan_reap(ps, n, end - 50000000LL);
+	}
+	/* the end: the stop signal to each process group, SIGKILL after the grace time */
+	for (int i = 0; i < n; i++)
+		if (ps[i].pid > 0)
+			kill(-ps[i].pid, ps[i].stopsig);
+	long long stop_by = now_ns(CLOCK_MONOTONIC) + STOP_GRACE_NS;
+	for (;;) {
+		plan_reap(ps, n, 0);
+		int live = 0;
+		for (int i = 0; i < n; i++)
+			if (ps[i].pid > 0)
+				live = 1;
+		long long now = now_ns(CLOCK_MONOTONIC);
+		if (!live || now >= stop_by)
+			break;
+		struct timespec wait;
+		ns_ts(stop_by - now, &wait);
+		sigtimedwait(&chld, NULL, &wait);
+	}
+	for (int i = 0; i < n; i++) {
+		if (ps[i].pid > 0) {
+			rsay("killed\t%s\n", ps[i].id);
+			kill(-ps[i].pid, SIGKILL);
+			waitpid(ps[i].pid, NULL, 0);
+		}
+		if (ps[i].pgid > 0)
+			kill(-ps[i].pgid, SIGKILL);
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	rsay("end\t%lld\n%s", now_ns(CLOCK_MONOTONIC), ended_early ? "ended_early\t1\n" : "");
+	fclose(report);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- rawdump, pdeath */
+
+static int rawdump(int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "usage: schedlab-helper rawdump FILE\n");
+		return 2;
+	}
+	int fd = open(argv[0], O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		perror(argv[0]);
+		return 1;
+	}
+	static char buf[1 << 16];
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got;) {
+			ssize_t w = write(1, buf + off, (size_t)(got - off));
+			if (w <= 0)
+				return 1;
+			off += w;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int pdeath(int argc, char **argv)
+{
+	pid_t parent = getppid();
+	if (argc < 1) {
+		fprintf(stderr, "usage: schedlab-helper pdeath ARGV...\n");
+		return 2;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		return 1;
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "supervise") == 0)
 		return supervise(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "load") == 0)
 		return load(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "plan") == 0)
+		return plan(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "rawdump") == 0)
+		return rawdump(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "pdeath") == 0)
+		return pdeath(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "version") == 0) {
 		printf("schedlab-helper 1\n");
 		return 0;
 	}
-	fprintf(stderr, "usage: schedlab-helper supervise|load|version ...\n");
+	fprintf(stderr, "usage: schedlab-helper supervise|load|plan|rawdump|pdeath|version ...\n");
 	return 2;
 }

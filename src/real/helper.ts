@@ -11,7 +11,8 @@ import { RealRefusal } from './errors'
  * $XDG_CACHE_HOME/schedlab (or ~/.cache/schedlab), so later runs start at once.
  */
 
-function helperSource(): { path: string; text: string } {
+/** The helper's C source (the guest of `schedlab vm` builds it static). */
+export function helperSourceText(): { path: string; text: string } {
   // the source tree (CLI, web host, tests), the built app run from the repository, a packaged
   // app's resources (electron-builder.yml extraResources)
   const resources = (process as { resourcesPath?: string }).resourcesPath
@@ -31,7 +32,7 @@ let built: string | null = null
 /** The helper binary, built now if needed. Refuses clearly when there is no compiler. */
 export function ensureHelper(): string {
   if (built && existsSync(built)) return built
-  const src = helperSource()
+  const src = helperSourceText()
   const hash = createHash('sha256').update(src.text).digest('hex').slice(0, 16)
   const dir = helperCacheDir()
   const bin = join(dir, `schedlab-helper-${hash}`)

@@ -1,20 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LogHistogram } from '../sim/metrics/histogram'
 import { expandRuns, type RunSpec, type Scenario } from '../sim/scenario'
-import type { CrossCheck, HostRecord, RunOutput, TaskResult, VariantResult, WorkloadResult } from '../shared/result'
-import { TraceAnalyzer } from '../trace/analyzer'
-import { FtraceFormatter, metaLines } from '../trace/ftrace-format'
-import { openLineWriter, traceFileName } from '../trace/line-writer'
+import type { HostRecord, RunOutput, VariantResult } from '../shared/result'
 import { decodeRawFiles, RingBufferDecoder } from '../trace/ring-buffer'
-import type { SchedEvent } from '../trace/events'
+import { assembleTracedRun } from './assemble'
 import { RealCancelled, RealNotQuiet, RealRefusal } from './errors'
 import { ensureHelper, helperCacheDir, Supervisor } from './helper'
 import { detectHost, linuxOrReason, type HostInfo } from './host'
 import { foreignCpu, loadavg, sleepMs, snapshotProcs, systemCpu, waitForQuiet, type ProcTimes, type QuietResult } from './procfs'
 import { closeTracefs, globalTracingState, openTracefs, removeStaleInstances, TraceInstance, type TracefsRoot } from './tracefs'
-import { histPercentile, parseCyclictestHistogram, parseHackbenchTimes, planWorkloads, rtappCalibration, type PlanContext, type PlannedProcess } from './workloads'
+import { planWorkloads, rtappCalibration, type PlanContext, type PlannedProcess } from './workloads'
 
 /**
  * `schedlab real`: a scenario's runs on this machine's kernel, one at a time. For each run:
@@ -165,7 +161,6 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
   let sup: Supervisor | null = null
   let poll: NodeJS.Timeout | null = null
   const running: Running[] = []
-  const hackbenchTimes = new Map<number, number[]>()
   let cancelled = false
   const onAbort = (): void => {
     cancelled = true
@@ -275,40 +270,23 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
     if (cancelled) throw new RealCancelled()
 
     // ---- analysis
-    const roots = new Map<number, { workload: string; type: string }>()
-    for (const r of running) roots.set(r.pid, { workload: plans[r.workload].spec.name, type: plans[r.workload].spec.type })
-    const analyzer = new TraceAnalyzer({ name: run.variant, roots, onlyAssigned: true, timelines: opts.timelines })
-    analyzer.meta({ type: 'span', startNs: startMono, endNs: endMono })
-    analyzer.meta({ type: 'cpus', count: host.cpus.length })
-    const sink = traceSink(opts.traceDir, s.name, run, host.cpus.length)
-    const decoder = new RingBufferDecoder(formats, kernelSymbols())
-    const raw = decodeRawFiles(rawFiles, pageSize, decoder, (e) => {
-      analyzer.event(e)
-      sink?.event(e)
+    const assembled = assembleTracedRun({
+      run,
+      plans,
+      processes: running.map((r) => ({ workload: r.workload, pid: r.pid, output: readText(r.outFile) })),
+      span: { startNs: startMono, endNs: endMono },
+      ncpus: host.cpus.length,
+      cluster: 'host',
+      source: 'real',
+      traceLabel: `real${run.seed}`,
+      traceDir: opts.traceDir,
+      timelines: opts.timelines,
+      replay: (emit) => decodeRawFiles(rawFiles, pageSize, new RingBufferDecoder(formats, kernelSymbols()), emit),
+      bufferLost: { overrun: buffers.reduce((a, b) => a + b.overrun, 0), dropped: buffers.reduce((a, b) => a + b.dropped, 0) },
+      warnings,
+      wallMs: Date.now() - started
     })
-    const analyzed = analyzer.finish(undefined, 0)
-    sink?.close(metaLines({ startNs: startMono, endNs: endMono }, analyzer.assignments().values()))
-
-    for (const r of running) if (plans[r.workload].spec.type === 'hackbench') hackbenchTimes.set(r.workload, [...(hackbenchTimes.get(r.workload) ?? []), ...parseHackbenchTimes(readText(r.outFile))])
-    const workloads: WorkloadResult[] = plans.map((p) => {
-      const got = analyzed.workloads.find((w) => w.name === p.spec.name)
-      const w: WorkloadResult = got ? { ...got, type: p.spec.type } : { name: p.spec.name, type: p.spec.type, latencyUs: new LogHistogram().summaryUs() }
-      if (p.spec.type === 'hackbench') {
-        const times = hackbenchTimes.get(p.index) ?? []
-        if (times.length > 0) w.timeSec = Math.round((times.reduce((a, x) => a + x, 0) / times.length) * 1e6) / 1e6
-        else warnings.push(`${p.spec.name}: hackbench did not finish within the run; raise durationMs to get timeSec`)
-        w.extra = { ...w.extra, rounds: times.length }
-      }
-      if (p.spec.type === 'cyclictest') {
-        const out = running.filter((r) => r.workload === p.index).map((r) => readText(r.outFile)).join('\n')
-        const cc = crossCheck(out, w)
-        if (cc) w.crossCheck = cc
-        else warnings.push(`${p.spec.name}: cyclictest printed no histogram (the cross-check is missing)`)
-      }
-      if (p.skipped) w.extra = { ...w.extra, skipped: 1 }
-      return w
-    })
-    const tasks = analyzed.tasks.filter((t) => t.workload !== '')
+    const { analyzed } = assembled
     const durationSec = (endMono - startMono) / 1e9
     // foreign CPU time: all CPUs' busy time minus ours (the workloads, reaped by the helper,
     // and this process); per process for the report (that sum also counts, in a parent's
@@ -321,12 +299,12 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
     const threshold = Math.max(0.1, (opts.contaminationCpuPerSec ?? 0.08) * durationSec)
     const overrun = buffers.reduce((a, b) => a + b.overrun, 0)
     const dropped = buffers.reduce((a, b) => a + b.dropped, 0)
-    const lost = overrun + dropped + raw.lostEvents
-    if (lost > 0) warnings.push(`the trace lost ${lost} event(s) (ring buffer overrun ${overrun}, dropped ${dropped}); figures near the gaps are incomplete: raise --buffer-kb`)
+    const lost = assembled.lostEvents
+    const hostWarnings: string[] = []
     const stateSame = JSON.stringify(globalBefore) === JSON.stringify(globalAfter)
-    if (!stateSame) warnings.push('the global tracing state changed during the run (not by us: we only use a private instance)')
+    if (!stateSame) hostWarnings.push('the global tracing state changed during the run (not by us: we only use a private instance)')
     const contaminated = foreignSec > threshold
-    if (contaminated) warnings.push(`contaminated: processes that are not ours used ${foreignSec} CPU-s during the run (threshold ${round2(threshold)}; most: ${foreign.top.map((t) => `${t.comm} ${t.cpuSec}`).join(', ')})`)
+    if (contaminated) hostWarnings.push(`contaminated: processes that are not ours used ${foreignSec} CPU-s during the run (threshold ${round2(threshold)}; most: ${foreign.top.map((t) => `${t.comm} ${t.cpuSec}`).join(', ')})`)
     const hostRecord: HostRecord = {
       ...hostBase(host),
       loadavg: { before: loadBefore, after: loadAfter },
@@ -348,22 +326,8 @@ export async function runRealOne(run: RunSpec, opts: RealOptions = {}): Promise<
       durationSec: round2(durationSec),
       tracing: { clock: 'mono', bufferKbPerCpu: bufferKb, bytes, overrun, dropped, lostEvents: lost, globalStateUnchanged: stateSame, mountedByUs: root.mountedByUs }
     }
-    const sum = (f: (t: TaskResult) => number): number => tasks.reduce((a, t) => a + f(t), 0)
-    return {
-      name: run.variant,
-      seed: run.seed,
-      source: 'real',
-      stats: { events: raw.events, wallMs: Date.now() - started, simulatedMs: round3(durationSec * 1000), contextSwitches: sum((t) => t.contextSwitches), migrations: sum((t) => t.migrations), wakeups: sum((t) => t.wakeups), sysPct: 0 },
-      workloads,
-      tasks,
-      cpus: analyzed.cpus.map((c) => ({ ...c, cluster: 'host' })),
-      unreasonableIdle: { events: { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 } },
-      counters: { traceContextSwitches: analyzed.stats.contextSwitches, traceWakeups: analyzed.stats.wakeups, traceMigrations: analyzed.stats.migrations },
-      warnings: [...warnings, ...(analyzed.warnings ?? []).filter((w) => !/no sched events/.test(w))],
-      trace: { ...analyzed.trace, lostEvents: lost },
-      host: hostRecord,
-      ...(analyzed.timelines ? { timelines: analyzed.timelines } : {})
-    }
+    const r = assembled.result
+    return { ...r, warnings: [...(r.warnings ?? []), ...hostWarnings], host: hostRecord }
   } finally {
     opts.signal?.removeEventListener('abort', onAbort)
     if (poll) clearInterval(poll)
@@ -466,79 +430,6 @@ export function hostBase(h: HostInfo): Pick<HostRecord, 'kernel' | 'cpus' | 'hz'
   }
 }
 
-/**
- * cyclictest's own histogram beside the trace's figures: they agree within a few us. The
- * comparison is per percentile between two intervals: the trace's histogram bucket at that
- * rank, and cyclictest's values from `k` ranks below to `k` above it, where k is the
- * difference in sample counts (a cycle the trace saw without a sleep, or a sample at the
- * edges of the run); the distance between the intervals is the disagreement.
- */
-export function crossCheck(out: string, w: WorkloadResult): CrossCheck | null {
-  const h = parseCyclictestHistogram(out)
-  if (!h) return null
-  const mine = w.latencyUs
-  const hist = w.latencyHist
-  const theirs: CrossCheck['latencyUs'] = { p50: null, p90: null, p99: null, p99_9: null }
-  const diff: CrossCheck['traceMinusToolUs'] = { p50: null, p90: null, p99: null, p99_9: null }
-  const k = Math.abs(mine.count - h.total)
-  let maxDiff = 0
-  for (const [key, p] of [['p50', 50], ['p90', 90], ['p99', 99], ['p99_9', 99.9]] as const) {
-    const v = histPercentile(h, p)
-    theirs[key] = v
-    diff[key] = v === null ? null : round3(mine[key] - v)
-    if (v === null || !hist || mine.count === 0) continue
-    const rank = Math.max(1, Math.ceil((p / 100) * h.total))
-    const lo = histAtRank(h, rank - k)
-    const hi = histAtRank(h, rank + k) + 1
-    const [mlo, mhi] = bucketAtRank(hist, Math.max(1, Math.ceil((p / 100) * mine.count)))
-    maxDiff = Math.max(maxDiff, mlo - hi, lo - mhi, 0)
-  }
-  return { tool: 'cyclictest', samples: h.total, overflows: h.overflows, maxUs: h.maxUs, latencyUs: theirs, traceMinusToolUs: diff, maxAbsDiffUs: round3(maxDiff) }
-}
-
-function histAtRank(h: ReturnType<typeof parseCyclictestHistogram> & object, rank: number): number {
-  const r = Math.min(Math.max(1, rank), h.total)
-  let seen = 0
-  for (let b = 0; b < h.hist.length; b++) {
-    seen += h.hist[b]
-    if (seen >= r) return b
-  }
-  return h.hist.length
-}
-
-function bucketAtRank(hist: NonNullable<WorkloadResult['latencyHist']>, rank: number): [number, number] {
-  let seen = 0
-  for (let i = 0; i < hist.counts.length; i++) {
-    seen += hist.counts[i]
-    if (seen >= rank) return [hist.lowUs[i], hist.highUs[i]]
-  }
-  const n = hist.counts.length
-  return n > 0 ? [hist.lowUs[n - 1], hist.highUs[n - 1]] : [0, 0]
-}
-
-interface TraceSink {
-  event(e: SchedEvent): void
-  close(meta: string[]): void
-}
-
-function traceSink(dir: string | undefined, scenario: string, run: RunSpec, ncpus: number): TraceSink | null {
-  if (!dir) return null
-  mkdirSync(dir, { recursive: true })
-  const w = openLineWriter(join(dir, traceFileName(scenario, run.variant, `real${run.seed}`)))
-  const fmt = new FtraceFormatter()
-  for (const l of fmt.header(ncpus)) w.line(l)
-  return {
-    event: (e) => w.line(fmt.line(e)),
-    close(meta) {
-      for (const l of meta) w.line(l)
-      w.close()
-    }
-  }
-}
-
 function round2(x: number): number {
   return Math.round(x * 100) / 100
-}
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000
 }

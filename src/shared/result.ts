@@ -185,6 +185,8 @@ export interface VariantResult {
   trace?: TraceSummary
   /** Real runs: the machine during this run (src/real). */
   host?: HostRecord
+  /** VM runs: the guest of this run (src/vm). */
+  vm?: VmRecord
   /** Real runs and imported traces in the workbench: the timeline around each workload's maximum. */
   timelines?: TraceTimeline[]
 }
@@ -196,7 +198,7 @@ export interface ReplicaSummary {
   workloads: { name: string; latencyUs: LatencySummary; timeSec?: number }[]
 }
 
-export type ResultSource = 'sim' | 'real' | 'trace'
+export type ResultSource = 'sim' | 'real' | 'trace' | 'vm'
 
 export interface TraceSummary {
   /** Latency counted from requested hrtimer expiries (the trace has hrtimer sleep events). */
@@ -229,11 +231,28 @@ export interface HostRecord {
   [extra: string]: unknown
 }
 
+/**
+ * A `schedlab vm` run's guest (DESIGN.md "The VM runner"): the kernel's version string, the
+ * image (the cached Debian package or the user's path), the accelerator, the icount shift
+ * (null under KVM), the vCPUs and the seeds; per variant also the guest's own settings.
+ */
+export interface VmRecord {
+  kernel: string
+  image: string
+  accel: 'kvm' | 'tcg'
+  icount: number | null
+  cpus: number
+  /** Top level: every seed used; per variant: [its seed]. */
+  seeds: number[]
+  [extra: string]: unknown
+}
+
 export interface RunOutput {
   scenario: string
   variants: VariantResult[]
   source?: ResultSource
   host?: HostRecord
+  vm?: VmRecord
 }
 
 export const EMPTY_LATENCY: LatencySummary = Object.freeze({

@@ -1,0 +1,424 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expandRuns, type RunSpec, type Scenario } from '../sim/scenario'
+import type { RunOutput, VariantResult, VmRecord } from '../shared/result'
+import { decodeRawFiles, parseEventFormat, RingBufferDecoder } from '../trace/ring-buffer'
+import { assembleTracedRun } from '../real/assemble'
+import { isRealError } from '../real/errors'
+import { attrsArg, ensureHelper } from '../real/helper'
+import { REAL_EVENTS } from '../real/runner'
+import { planWorkloads, type WorkloadPlan } from '../real/workloads'
+import { diskError, isVmError, VmCancelled, VmFailure, VmRefusal } from './errors'
+import { ensureGuestImage, GUEST_MARK, runArchive, type GuestImage } from './guest'
+import { resolveKernel, seriesForProfile, vmCacheDir, type KernelImage } from './images'
+import { chooseAccel, ICOUNT_SHIFT, markKvmBroken, qemuArgs, qemuUnavailableReason, runGuest, type AccelChoice } from './qemu'
+import { qemuTopology, qemuTopologyArgs, type QemuTopology } from './topology'
+
+/**
+ * `schedlab vm`: a scenario's runs on a mainline kernel in QEMU, one guest per variant x seed.
+ * Each guest boots the kernel with the scenario's topology, applies the variant's sched_feat
+ * flags, preemption model and base slice in debugfs, runs the workloads (the command lines of
+ * `schedlab real`, timed by the guest's clock), and ships its raw trace back; the host decodes
+ * it with the analyzer of `schedlab analyze` into the `run --json` object with "source": "vm".
+ * Under TCG with icount (no usable KVM) a run is deterministic: the same scenario, kernel and
+ * seed give the same result.
+ *
+ * Usable as a library (the fidelity suite, calibrate, the workbench): `runVmScenario`, `prepareVm`.
+ */
+
+export interface VmOptions {
+  /** "6.12", "7.2" or the path to a bzImage; default: the series nearest the scenario's kernel profile. */
+  kernel?: string
+  variants?: string[]
+  seed?: number
+  seeds?: number
+  durationMs?: number
+  /** The data folder; the VM cache is DATA/vm (or $SCHEDLAB_VM_CACHE). */
+  dataDir: string
+  /** Write each run's trace as ftrace text there. */
+  traceDir?: string
+  /** Ring buffer per CPU in the guest, KiB (default: 8 MB, 32 MB with hackbench or schbench). */
+  bufferKb?: number
+  timelines?: boolean
+  signal?: AbortSignal
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void
+  /** Structured progress (the workbench): run i of n, its phase, a fraction for downloads. */
+  progress?: (p: VmProgress) => void
+  /** Wall-clock budgets in seconds (default: from the run's length and the accelerator). */
+  budgetSec?: number
+  bootBudgetSec?: number
+}
+
+export interface VmProgress {
+  run: number
+  runs: number
+  variant: string
+  seed: number
+  phase: 'fetch' | 'image' | 'boot' | 'run' | 'ship' | 'analyze' | 'done'
+  fraction?: number
+  message?: string
+}
+
+export interface VmRunOutput extends RunOutput {
+  source: 'vm'
+  vm: VmRecord
+}
+
+/** What every run of a scenario shares: the kernel, the guest image, the accelerator, the topology. */
+export interface VmSetup {
+  kernel: KernelImage
+  image: GuestImage
+  accel: AccelChoice
+  topology: QemuTopology
+  helper: string
+  cacheDir: string
+}
+
+/** Why this machine cannot run VMs at all, or null. */
+export function vmUnavailableReason(): string | null {
+  return qemuUnavailableReason()
+}
+
+/**
+ * Refuse what a VM cannot be: model-only patches (unless the kernel is the user's own, built
+ * with them), a variant changing the kernel profile or HZ (a VM run has one kernel).
+ */
+export function checkVmVariants(runs: readonly RunSpec[], userKernel: boolean): void {
+  const seen = new Set<string>()
+  for (const r of runs) {
+    if (seen.has(r.variant)) continue
+    seen.add(r.variant)
+    const v = r.scenario.variants[r.variantIndex]
+    if (v.patches.length > 0 && !userKernel) throw new VmRefusal(`variant "${r.variant}" needs the patch series ${v.patches.join(', ')}, which exist only in the model; build a kernel with them and give its bzImage with --kernel PATH (docs/vm.md)`)
+    for (const k of ['profile', 'hz'] as const) {
+      if (v.kernel?.[k] !== undefined && v.kernel[k] !== r.scenario.kernel[k]) throw new VmRefusal(`variant "${r.variant}" sets kernel.${k}: a VM run boots one kernel (--kernel) for every variant; compare kernels with one vm run each`)
+    }
+  }
+}
+
+/** Kernel, guest image, accelerator and topology for a scenario (fetching the kernel if needed). */
+export async function prepareVm(scenario: Scenario, opts: VmOptions): Promise<VmSetup> {
+  const topology = qemuTopology(scenario.topology)
+  const why = vmUnavailableReason()
+  if (why) throw new VmRefusal(why)
+  const cacheDir = vmCacheDir(opts.dataDir)
+  try {
+    mkdirSync(cacheDir, { recursive: true })
+  } catch (e) {
+    throw diskError(e, cacheDir, 'the VM cache')
+  }
+  const kernelArg = opts.kernel ?? seriesForProfile(scenario.kernel.profile)
+  const kernel = await resolveKernel(kernelArg, cacheDir, {
+    log: opts.log,
+    signal: opts.signal,
+    progress: (fraction, message) => opts.progress?.({ run: 0, runs: 0, variant: '', seed: 0, phase: 'fetch', fraction, message })
+  })
+  let helper: string
+  try {
+    helper = ensureHelper()
+  } catch (e) {
+    throw isRealError(e, 'RealRefusal') ? new VmRefusal((e as Error).message) : e
+  }
+  const image = ensureGuestImage(cacheDir, { log: opts.log })
+  const accel = chooseAccel()
+  return { kernel, image, accel, topology, helper, cacheDir }
+}
+
+/** Every variant x seed of a scenario in VMs. */
+export async function runVmScenario(scenario: Scenario, opts: VmOptions): Promise<VmRunOutput> {
+  const runs = expandRuns(scenario, { variants: opts.variants, seed: opts.seed, seeds: opts.seeds, durationMs: opts.durationMs })
+  const userKernel = opts.kernel !== undefined && opts.kernel !== '6.12' && opts.kernel !== '7.2'
+  checkVmVariants(runs, userKernel)
+  const setup = await prepareVm(runs[0]?.scenario ?? scenario, opts)
+  opts.log?.(`kernel ${setup.kernel.version} (${setup.kernel.image}), ${setup.topology.cpus} vCPUs, ${setup.accel.accel}${setup.accel.accel === 'tcg' ? ` icount shift ${ICOUNT_SHIFT}` : ''} (${setup.accel.reason})`)
+  const variants: VariantResult[] = []
+  for (let i = 0; i < runs.length; i++) {
+    if (opts.signal?.aborted) throw new VmCancelled()
+    opts.log?.(`[${i + 1}/${runs.length}] ${runs[i].variant}, seed ${runs[i].seed}`)
+    variants.push(await runVmOne(runs[i], setup, opts, { index: i + 1, total: runs.length }))
+  }
+  const first = variants[0]?.vm
+  const vm: VmRecord = {
+    kernel: first?.kernel ?? setup.kernel.version,
+    image: setup.kernel.image,
+    accel: first?.accel ?? setup.accel.accel,
+    icount: first?.icount ?? (setup.accel.accel === 'tcg' ? ICOUNT_SHIFT : null),
+    cpus: setup.topology.cpus,
+    seeds: [...new Set(runs.map((r) => r.seed))],
+    accelReason: setup.accel.reason,
+    topology: { sockets: setup.topology.sockets, cores: setup.topology.cores, threads: setup.topology.threads, nodes: Math.max(1, setup.topology.nodes.length) },
+    ...(first?.preempt !== undefined ? { preempt: first.preempt } : {}),
+    ...(first?.hz !== undefined ? { hz: first.hz } : {}),
+    series: setup.kernel.series,
+    runs: variants.length
+  }
+  return { scenario: runs[0]?.scenario.name ?? scenario.name, source: 'vm', vm, variants }
+}
+
+const STOP_GRACE_MS = 5000
+
+/** The guest's base_slice_ns for a normalized base slice: the kernel scales it by 1 + log2(min(CPUs, 8)). */
+export function scaledBaseSliceNs(baseSliceUs: number, cpus: number, scaling: 'none' | 'log' | 'linear' = 'log'): number {
+  const n = Math.min(cpus, 8)
+  const factor = scaling === 'none' ? 1 : scaling === 'linear' ? n : 1 + Math.floor(Math.log2(n))
+  return Math.round(baseSliceUs * 1000 * factor)
+}
+
+/** The sched_feat writes a variant needs ("NO_RUN_TO_PARITY", "NEXT_BUDDY"). */
+export function featureWrites(s: Scenario, variantIndex: number): string[] {
+  const all = { ...s.kernel.features, ...s.variants[variantIndex].features }
+  return Object.entries(all).map(([k, on]) => (on ? k : `NO_${k}`))
+}
+
+/** The guest's plan file (src/real/helper.c `plan`): the processes in start order. */
+export function planText(plans: readonly WorkloadPlan[], durationMs: number): string {
+  const procs = plans.flatMap((p) => p.processes).sort((a, b) => a.delayMs - b.delayMs)
+  const lines = [`duration_ms\t${Math.round(durationMs)}`]
+  for (const p of procs) {
+    for (const a of p.argv) if (/[\t\n]/.test(a)) throw new VmRefusal(`argument with a tab or newline: ${JSON.stringify(a)}`)
+    lines.push(['proc', p.id, String(p.delayMs), p.stopSignal, p.repeat ? '1' : '0', `/out/${p.id}.out`, attrsArg(p.attrs), ...p.argv].join('\t'))
+  }
+  return lines.join('\n') + '\n'
+}
+
+export interface GuestReport {
+  startNs: number
+  endNs: number
+  pids: { id: string; pid: number }[]
+  exits: { id: string; status: number }[]
+  errors: { id: string; message: string }[]
+  killed: string[]
+}
+
+/** The guest runner's report (/out/run.txt). */
+export function parseGuestReport(text: string): GuestReport {
+  const r: GuestReport = { startNs: NaN, endNs: NaN, pids: [], exits: [], errors: [], killed: [] }
+  for (const line of text.split('\n')) {
+    const f = line.split('\t')
+    if (f[0] === 'start') r.startNs = Number(f[1])
+    else if (f[0] === 'end') r.endNs = Number(f[1])
+    else if (f[0] === 'pid') r.pids.push({ id: f[1], pid: Number(f[2]) })
+    else if (f[0] === 'exit') r.exits.push({ id: f[1], status: Number(f[2]) })
+    else if (f[0] === 'error') r.errors.push({ id: f[1], message: f.slice(2).join(' ') })
+    else if (f[0] === 'killed') r.killed.push(f[1])
+  }
+  return r
+}
+
+/** The guest's "error: ..." report as the error the user gets: a kernel or scenario problem is a refusal. */
+export function guestError(message: string): Error {
+  if (/is missing in the guest image|No such file or directory/.test(message)) return new VmRefusal(`a tool is missing in the guest: ${message}`)
+  return new VmRefusal(`the guest refused the run: ${message}`)
+}
+
+/** The preemption model in effect from sched/preempt ("none (voluntary) full" -> voluntary). */
+export function preemptInEffect(text: string): string | null {
+  return /\((\w+)\)/.exec(text)?.[1] ?? (text.trim() && !/\s/.test(text.trim()) ? text.trim() : null)
+}
+
+/** One run (a variant x seed) in a guest. */
+export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at: { index: number; total: number } = { index: 1, total: 1 }): Promise<VariantResult> {
+  const s = run.scenario
+  const log = opts.log ?? (() => {})
+  const progress = (phase: VmProgress['phase'], extra: Partial<VmProgress> = {}): void => opts.progress?.({ run: at.index, runs: at.total, variant: run.variant, seed: run.seed, phase, ...extra })
+  const warnings: string[] = []
+  const ncpus = setup.topology.cpus
+  let plans: WorkloadPlan[]
+  try {
+    plans = planWorkloads(s.workloads, {
+      helper: '/bin/schedlab-helper',
+      durationMs: s.durationMs,
+      ncpus,
+      runDir: '/out',
+      kernelConfig: setup.kernel.config,
+      which: (p) => setup.image.tools[p] ?? null
+    })
+  } catch (e) {
+    if (isRealError(e, 'RealRefusal')) {
+      const m = /^(\S+) is not installed/.exec((e as Error).message)
+      throw new VmRefusal(m ? `${(e as Error).message.replace(/ is not installed/, ' is missing in the guest image (it is copied from this machine)')}` : (e as Error).message)
+    }
+    throw e
+  }
+  for (const p of plans) if (p.skipped) warnings.push(`${p.spec.name}: not run in the VM (${p.skipped})`)
+  for (const w of s.warnings ?? []) warnings.push(w)
+  const variant = s.variants[run.variantIndex]
+  const kernelSpec = { ...s.kernel, ...(variant.kernel ?? {}) }
+  const hz = Number(setup.kernel.config.get('CONFIG_HZ') ?? 250)
+  if (kernelSpec.hz !== hz) warnings.push(`the VM's kernel has HZ ${hz}; the scenario's HZ ${kernelSpec.hz} applies to simulations only`)
+  if (kernelSpec.costs !== undefined) warnings.push("the scenario's kernel.costs describe the modeled kernel; a VM run has the guest's own")
+  if (variant.patches.length > 0) warnings.push(`the patch series ${variant.patches.join(', ')} are assumed built into ${setup.kernel.image}`)
+  const features = featureWrites(s, run.variantIndex)
+  const bufferKb = opts.bufferKb ?? (s.workloads.some((w) => w.type === 'hackbench' || w.type === 'schbench') ? 32768 : 8192)
+  const memoryMb = Math.max(512, 256 + Math.ceil((2 * ncpus * bufferKb) / 1024))
+  const params: Record<string, string> = {
+    FEATURES: features.join(' '),
+    PREEMPT: kernelSpec.preempt ?? '',
+    BASE_SLICE_NS: kernelSpec.baseSliceUs !== undefined ? String(scaledBaseSliceNs(kernelSpec.baseSliceUs, ncpus, kernelSpec.tunableScaling)) : '',
+    BUFFER_KB: String(bufferKb),
+    EVENTS: REAL_EVENTS.join(' '),
+    TOOLS: [...new Set(plans.flatMap((p) => p.processes.map((x) => x.argv[0].split('/').pop() ?? '')))].join(' ')
+  }
+  const files = plans.flatMap((p) => p.processes.flatMap((x) => (x.file ? [x.file] : [])))
+
+  removeStaleRunDirs()
+  let runDir: string
+  try {
+    runDir = mkdtempSync(join(tmpdir(), `schedlab-vm-${process.pid}-`))
+  } catch (e) {
+    throw diskError(e, tmpdir(), 'a VM run')
+  }
+  try {
+    const initrd = join(runDir, 'initrd')
+    const outFile = join(runDir, 'out.tar')
+    try {
+      writeFileSync(initrd, Buffer.concat([readFileSync(setup.image.path), runArchive(params, planText(plans, s.durationMs), files)]))
+      writeFileSync(outFile, '')
+    } catch (e) {
+      throw diskError(e, runDir, 'a VM run')
+    }
+    const durS = s.durationMs / 1000
+    let accel = setup.accel.accel
+    let guest
+    for (;;) {
+      const slow = accel === 'tcg' ? Math.max(4, 2 * ncpus) : 2
+      const bootBudgetMs = (opts.bootBudgetSec ?? (Number(process.env.SCHEDLAB_VM_BOOT_BUDGET_S) || 120)) * 1000
+      const budgetMs = (opts.budgetSec ?? (Number(process.env.SCHEDLAB_VM_BUDGET_S) || 0)) * 1000 || bootBudgetMs + (durS + STOP_GRACE_MS / 1000 + 30) * slow * 1000
+      const args = qemuArgs({ accel, seed: run.seed, vmlinuz: setup.kernel.vmlinuz, initrd, topologyArgs: qemuTopologyArgs(setup.topology, memoryMb), outFile })
+      progress('boot')
+      log(`booting ${setup.kernel.version} (${accel}, ${ncpus} vCPUs, ${memoryMb} MB)`)
+      try {
+        guest = await runGuest(args, {
+          helper: setup.helper,
+          bootBudgetMs: Math.min(bootBudgetMs, budgetMs),
+          budgetMs,
+          signal: opts.signal,
+          onConsole: process.env.SCHEDLAB_VM_CONSOLE ? (l) => log(`console: ${l}`) : undefined,
+          onMark: (m) => {
+            if (m === 'booted') log('booted')
+            if (m === 'running') {
+              progress('run')
+              log(`running ${plans.filter((p) => !p.skipped).map((p) => `${p.spec.name} (${p.tool})`).join(', ')} for ${durS} guest seconds`)
+            }
+            if (m === 'shipping') progress('ship')
+          }
+        })
+      } catch (e) {
+        if (isVmError(e, 'VmCancelled')) throw e
+        throw e
+      }
+      if (accel === 'kvm' && !guest.marks.includes('booted')) {
+        markKvmBroken('the guest did not boot under KVM')
+        log('the kernel did not boot under KVM here: retrying with TCG (and using TCG from now on)')
+        accel = 'tcg'
+        continue
+      }
+      break
+    }
+    const err = guest.marks.find((m) => m.startsWith('error:'))
+    if (err) throw guestError(err.slice(6).trim())
+    const tail = guest.console.filter((l) => l.trim() && !l.includes(GUEST_MARK)).slice(-4).map((l) => l.trim().slice(0, 200)).join(' | ')
+    if (!guest.marks.includes('booted')) {
+      const msg = `the kernel ${setup.kernel.image} did not boot (QEMU exited before the guest's init ran)${tail ? `; the console's last lines: ${tail}` : '; the console stayed silent'}`
+      throw setup.kernel.source === 'user' ? new VmRefusal(msg) : new VmFailure(msg)
+    }
+    if (!guest.marks.includes('done')) throw new VmFailure(`the guest stopped before it shipped its results (last report: ${guest.marks[guest.marks.length - 1]})${tail ? `; the console's last lines: ${tail}` : ''}`)
+
+    // ---- the guest's results
+    progress('analyze')
+    const out = join(runDir, 'out')
+    mkdirSync(out)
+    const x = spawnSync('tar', ['-x', '-f', outFile, '-C', out], { encoding: 'utf8' })
+    if (x.status !== 0) throw /No space left/i.test(x.stderr) ? diskError(new Error('No space left on device'), tmpdir(), 'a VM run') : new VmFailure(`the guest's results are unreadable (tar: ${x.stderr.trim().split('\n')[0]})`)
+    const text = (f: string): string => {
+      try {
+        return readFileSync(join(out, f), 'utf8')
+      } catch {
+        return ''
+      }
+    }
+    const report = parseGuestReport(text('run.txt'))
+    if (report.errors.length > 0) throw guestError(report.errors.map((e) => `${e.id}: ${e.message}`).join('; '))
+    if (!Number.isFinite(report.startNs) || !Number.isFinite(report.endNs)) throw new VmFailure("the guest's runner did not report its start and end")
+    for (const k of report.killed) warnings.push(`${k}: did not end within ${STOP_GRACE_MS / 1000} s of its stop signal and was killed`)
+    const formats = readdirSafe(join(out, 'formats')).map((f) => parseEventFormat(readFileSync(join(out, 'formats', f), 'utf8')))
+    const pageSize = (Number(text('subbuf_kb').trim()) || 4) * 1024
+    const syms = new Map<string, string>()
+    for (const line of text('kallsyms').split('\n')) {
+      const [addr, , name] = line.trim().split(/\s+/)
+      if (addr && name) syms.set(addr.padStart(16, '0'), name)
+    }
+    const cpuFiles = readdirSafe(out).map((f) => /^cpu(\d+)\.raw$/.exec(f)).filter((m): m is RegExpExecArray => m !== null).map((m) => ({ cpu: Number(m[1]), path: join(out, m[0]) })).sort((a, b) => a.cpu - b.cpu)
+    const stat = (cpu: number, key: string): number => Number(new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(text(`stats${cpu}`))?.[1] ?? 0)
+    const overrun = cpuFiles.reduce((a, f) => a + stat(f.cpu, 'overrun'), 0)
+    const dropped = cpuFiles.reduce((a, f) => a + stat(f.cpu, 'dropped events'), 0)
+    const byId = new Map(plans.flatMap((p) => p.processes.map((proc) => [proc.id, p.index] as const)))
+    const processes = report.pids.map((p) => ({ workload: byId.get(p.id) ?? byId.get(p.id.split('.')[0]) ?? 0, pid: p.pid, output: text(`${p.id}.out`) }))
+    const assembled = assembleTracedRun({
+      run,
+      plans,
+      processes,
+      span: { startNs: report.startNs, endNs: report.endNs },
+      ncpus,
+      cluster: 'vm',
+      source: 'vm',
+      traceLabel: `vm${run.seed}`,
+      traceDir: opts.traceDir,
+      timelines: opts.timelines,
+      replay: (emit) => decodeRawFiles(cpuFiles, pageSize, new RingBufferDecoder(formats, (a) => syms.get(a)), emit),
+      bufferLost: { overrun, dropped },
+      warnings,
+      wallMs: guest.wallMs
+    })
+    const preempt = preemptInEffect(text('preempt'))
+    const vm: VmRecord = {
+      kernel: text('uname').trim() || setup.kernel.version,
+      image: setup.kernel.image,
+      accel,
+      icount: accel === 'tcg' ? ICOUNT_SHIFT : null,
+      cpus: ncpus,
+      seeds: [run.seed],
+      seed: run.seed,
+      preempt,
+      hz,
+      features: text('features').trim().split(/\s+/).filter(Boolean),
+      featuresSet: features,
+      baseSliceNs: Number(text('base_slice_ns').trim()) || null,
+      memoryMb,
+      bootWallMs: guest.bootMs,
+      wallMs: guest.wallMs,
+      tracing: { clock: 'mono', bufferKbPerCpu: bufferKb, overrun, dropped, lostEvents: assembled.lostEvents, bytes: cpuFiles.reduce((a, f) => a + fileSize(f.path), 0) }
+    }
+    progress('done')
+    return { ...assembled.result, vm }
+  } finally {
+    rmSync(runDir, { recursive: true, force: true })
+  }
+}
+
+/** Work directories of earlier runs whose process is gone (killed before it could clean up). */
+function removeStaleRunDirs(): void {
+  for (const n of readdirSafe(tmpdir())) {
+    const m = /^schedlab-vm-(\d+)-/.exec(n)
+    if (m && !existsSync(`/proc/${m[1]}`)) rmSync(join(tmpdir(), n), { recursive: true, force: true })
+  }
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+function fileSize(p: string): number {
+  try {
+    return statSync(p).size
+  } catch {
+    return 0
+  }
+}

@@ -50,7 +50,7 @@ describe.skipIf(missing !== null)('statistics and sweeps in the workbench', () =
     const history = page.locator('[data-testid="history-item"]').first()
     await expect.poll(async () => /× (\d+) seeds/.exec((await history.textContent()) ?? '')?.[1] ?? '0').toMatch(/^([2-9]|\d\d)$/)
     const p90 = await page.locator('.seeds-table').first().locator('tbody tr[data-metric="p90"] td').allTextContents()
-    expect(p90[0]).toMatch(/^\d+(\.\d)? ±\d+(\.\d)?$/)
+    expect(p90[0]).toMatch(/^\d+(\.\d)? (±\d+(\.\d)?|\[\d+(\.\d)?, \d+(\.\d)?\])$/)
     // p99.9 of a few thousand samples: n/a, and never coloured
     const na = page.locator('.seeds-table').first().locator('tbody tr[data-metric="p99_9"] td')
     expect(await na.first().textContent()).toMatch(/^n\/a \(\d+ samples; need 10000\)$/)
@@ -62,6 +62,42 @@ describe.skipIf(missing !== null)('statistics and sweeps in the workbench', () =
       else expect(cls).not.toMatch(/better|worse/)
     }
     await page.getByTestId('precision-input').fill('')
+  })
+
+  it('counts seeds with identical results once, says so, and prints lopsided intervals as [lo, hi]', async () => {
+    // smp-4 with no random source: every seed gives the same run
+    const text = JSON.stringify({
+      name: 'e2e identical seeds', topology: 'smp-4', durationMs: 300,
+      variants: [{ name: 'a' }, { name: 'b', kernel: { costs: { contextSwitchUs: 4 } } }],
+      workloads: [{ type: 'cyclictest', periodUs: 1000, threads: 4 }, { type: 'hog', count: 4 }]
+    }, null, 2)
+    expect(await ui.typeScenario(text)).toMatch(/✓/)
+    const cells = () => page.locator('[data-testid="results-table"] .seeds-table td').allTextContents()
+    const seeds = page.getByTestId('seeds-input')
+    await seeds.fill('1')
+    await ui.runAndWait('done')
+    await expect.poll(() => page.locator('[data-testid="results-table"] .seeds-table').count()).toBeGreaterThan(0)
+    expect(await page.getByTestId('identical-seeds').count()).toBe(0)
+    const one = await cells()
+    await seeds.fill('3')
+    await ui.runAndWait('done')
+    const notice = page.getByTestId('identical-seeds')
+    await expect.poll(() => notice.isVisible()).toBe(true)
+    expect(await notice.textContent()).toMatch(/seeds 1, 2 and 3 gave identical results: they count as one sample/)
+    // three copies of one sample give exactly the one sample's table: no narrower interval,
+    // no percentile out of n/a, no mark
+    expect(await cells()).toEqual(one)
+    // every interval reads ±h when its arms agree within 10 %, [lo, hi] otherwise (the title has the interval)
+    for (const td of await page.locator('[data-testid="results-table"] td[title*="95 % interval"]').all()) {
+      const title = (await td.getAttribute('title'))!
+      const m = /95 % interval (-?[\d.]+) \.\. (-?[\d.]+)/.exec(title)!
+      const [lo, hi] = [Number(m[1]), Number(m[2])]
+      const shown = (await td.textContent())!
+      const value = Number(/^-?[\d.]+/.exec(shown)![0])
+      if (shown.includes('[')) expect(shown).toContain(`[${m[1]}, ${m[2]}]`)
+      else if (hi > lo && m[1] !== m[2]) expect(Math.abs((hi - value) - (value - lo))).toBeLessThanOrEqual(0.1 * Math.max(hi - value, value - lo) + 1)
+    }
+    await seeds.fill('')
   })
 
   it('runs a 2x3 sweep into the sweep view: a heatmap with significant cells marked; a cell opens its run', async () => {

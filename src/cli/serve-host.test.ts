@@ -131,7 +131,7 @@ describe('schedlab serve web host', () => {
     expect(list.value.runs.map((r: any) => r.id)).toEqual([runId])
     const exported = await call('exportContent', { columns: [{ runId, variant: 'a' }, { runId, variant: 'b' }], baseline: 0, format: 'md', title: 'ws run' })
     expect(exported.value.fileName).toBe('ws-run.md')
-    expect(exported.value.text).toContain('| Maximum (us) | 51 | 51 (  0 %) |')
+    expect(exported.value.text).toContain('| Maximum (us) | 51 | 51 (0 %) |')
   })
 })
 

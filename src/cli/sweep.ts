@@ -6,13 +6,12 @@ import type { RunOutput } from '../shared/result'
 import { cellCount, cells, parseShard, planCells, shardCells, type Cell } from '../sweep/grid'
 import { MergeError, mergeSweeps, type SweepObject } from '../sweep/merge'
 import { k8sManifest, mergeCommandLine, slurmScript, slug, type ClusterJob } from '../sweep/cluster'
-import { workloadStats } from '../stats/summary'
 import { InputError, type SweepArgs } from './args'
 import { submissionRefusals } from '../sim/scenario/estimate'
 import { cliLimits, submissionLimits } from '../main/services/limits'
 import { expandFor, parseScenarioText, readScenarioText, runOutput } from './commands'
 import { makeExecutor, runAll } from './executor'
-import { cellsOf, renderCompareCell } from './format'
+import { buildTables, formatCell } from '../shared/tables'
 import type { CliIo } from './io'
 import type { SimulateFn } from './simulator'
 
@@ -189,11 +188,9 @@ export function renderSweepText(o: SweepOutput): string {
       const rows: string[][] = [[s.axes.map((a) => a.path).join(', '), ...variants]]
       for (const c of s.cells) {
         const r = c.result as RunOutput
-        const est = variants.map((v) => {
-          const ws = r.variants.filter((x) => x.name === v).flatMap((x) => x.workloads.filter((w) => w.name === wl))
-          return ws.length > 0 ? workloadStats(ws).latency[key] : null
-        })
-        rows.push([c.values.map((v) => JSON.stringify(v)).join(', '), ...cellsOf(est).map((x) => renderCompareCell(x, 0))])
+        const table = buildTables(variants.map((v) => ({ label: v, results: r.variants.filter((x) => x.name === v) }))).find((t) => t.workload === wl)
+        const row = table?.rows.find((x) => x.key === key)
+        rows.push([c.values.map((v) => JSON.stringify(v)).join(', '), ...variants.map((_, i) => (row ? formatCell(row, i) : '-'))])
       }
       const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)))
       out.push('', `${label} of ${wl} latency (us)`, ...rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[i]))).join(' | ')))

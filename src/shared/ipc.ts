@@ -5,7 +5,7 @@
  * call reaches a service.
  */
 import type { ResultSource, VariantResult } from './result'
-import type { MetricKey } from './tables'
+import type { StandardMetric } from './tables'
 import type { ExplainResult, SampleSelector } from './explain'
 import type { ScenarioIssue } from './scenario-issue'
 
@@ -213,7 +213,7 @@ export interface ExportTableRequest {
   baseline: number
   title: string
   /** Only these rows of each table; all when absent. */
-  metrics?: MetricKey[]
+  metrics?: StandardMetric[]
 }
 
 export interface ExportContent {

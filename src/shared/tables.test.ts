@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import {
-  buildTables, columnLabels, cellTitle, cellTone, formatCell, formatChange, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
+  buildTables, columnLabels, cellTitle, cellTone, formatCell, formatChange, formatValueCell, identicalSeedNotes, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
 } from './tables'
 import { exponential, syntheticResult } from '../stats/synthetic'
 import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
@@ -24,10 +24,10 @@ const patched = variant('this patchset', 1, [{ name: 'cyclictest', type: 'cyclic
 describe('seed-thread table format', () => {
   it('formats changes as the threads do', () => {
     expect(formatChange(55.2)).toBe('(+55 %)')
-    expect(formatChange(1.1)).toBe('(+ 1 %)')
-    expect(formatChange(0.3)).toBe('(  0 %)')
-    expect(formatChange(-0.4)).toBe('(  0 %)')
-    expect(formatChange(-1)).toBe('(- 1 %)')
+    expect(formatChange(1.1)).toBe('(+1 %)')
+    expect(formatChange(0.3)).toBe('(0 %)')
+    expect(formatChange(-0.4)).toBe('(0 %)')
+    expect(formatChange(-1)).toBe('(-1 %)')
     expect(formatChange(-14)).toBe('(-14 %)')
     expect(formatChange(-250)).toBe('(-250 %)')
     expect(formatChange(null)).toBe('')
@@ -36,7 +36,7 @@ describe('seed-thread table format', () => {
   it('reproduces the cyclictest rows of seed 000', () => {
     const [t] = buildTables([{ label: 'tip/sched/core', results: [base] }, { label: 'this patchset', results: [patched] }])
     const row = (k: string) => t.rows.find((r) => r.key === k)!
-    expect(formatCell(row('p99'), 1)).toBe('90 (+ 1 %)')
+    expect(formatCell(row('p99'), 1)).toBe('90 (+1 %)')
     expect(formatCell(row('p99_9'), 1)).toBe('108 (+14 %)')
     expect(formatCell(row('max'), 1)).toBe('1018 (+55 %)')
     expect(formatCell(row('max'), 0)).toBe('2273')
@@ -54,7 +54,7 @@ describe('seed-thread table format', () => {
     const [t] = buildTables([{ label: 'a', results: a }, { label: 'b', results: better }, { label: 'c', results: same }])
     const row = (k: string) => t.rows.find((r) => r.key === k)!
     expect(cellTone(row('p50'), 1)).toBe('better')
-    expect(formatCell(row('p50'), 1)).toMatch(/^\d+ ±\d+(\.\d)? \(\+\d\d %\)\*$/)
+    expect(formatCell(row('p50'), 1)).toMatch(/^\d+ (±\d+(\.\d)?|\[\d+, \d+\]) \(\+\d\d %\)\*$/)
     expect(cellTone(row('p50'), 2)).toBe('same')
     expect(formatCell(row('p50'), 2)).not.toContain('*')
     expect(cellTitle(row('p50'), 2)).toMatch(/^95 % interval .* change .* not significant$/)
@@ -68,7 +68,7 @@ describe('seed-thread table format', () => {
     const worse = variant('v2', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ p99: 92 }) }])
     const [t] = buildTables([{ label: 'a', results: [base] }, { label: 'b', results: [worse] }])
     const p99 = t.rows.find((r) => r.key === 'p99')!
-    expect(formatCell(p99, 1)).toBe('92 (- 1 %)')
+    expect(formatCell(p99, 1)).toBe('92 (-1 %)')
     expect(cellTone(p99, 1)).toBe('same')
   })
 
@@ -93,12 +93,40 @@ describe('seed-thread table format', () => {
     expect(tables[1].rows[0].values[0]).toBeNull()
   })
 
-  it('leaves out workloads with nothing measured (hogs)', () => {
+  it('gives a workload with no latency (a hog) its CPU time, where higher is better', () => {
     const withHog = variant('a', 1, [
       { name: 'cyclictest', type: 'cyclictest', latencyUs: lat({}) },
       { name: 'hog', type: 'hog', latencyUs: lat({ count: 0 }) }
     ])
-    expect(buildTables([{ label: 'a', results: [withHog] }]).map((t) => t.workload)).toEqual(['cyclictest'])
+    const tables = buildTables([{ label: 'a', results: [withHog] }])
+    expect(tables.map((t) => [t.workload, t.better])).toEqual([['cyclictest', 'lower'], ['hog', 'higher']])
+    expect(tables[1].rows.map((r) => r.key)).toEqual(['cpuMs'])
+  })
+
+  it('counts seeds with identical results once: no interval, percentile or mark made of copies', () => {
+    const a = variant('a', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ count: 5000, p99_9: 500 }), latencyHist: { lowUs: [10, 20, 4000], highUs: [11, 21, 4001], counts: [4000, 990, 10] } }])
+    const b = variant('b', 1, [{ name: 'cyclictest', type: 'cyclictest', latencyUs: lat({ count: 5000, p99_9: 900 }), latencyHist: { lowUs: [10, 20, 6000], highUs: [11, 21, 6001], counts: [4000, 990, 10] } }])
+    const copies = (r: VariantResult) => [1, 2, 3].map((seed) => ({ ...r, seed, stats: { ...r.stats, wallMs: seed * 7 } }))
+    const once = buildTables([{ label: 'a', results: [a] }, { label: 'b', results: [b] }])
+    const thrice = buildTables([{ label: 'a', results: copies(a) }, { label: 'b', results: copies(b) }])
+    expect(thrice).toEqual(once)
+    const p999 = thrice[0].rows.find((r) => r.key === 'p99_9')!
+    // 5000 samples leave 5 beyond p99.9: n/a, as with one seed (15000 copied samples would give 15)
+    expect(p999.na[1]).toBe('n/a (5000 samples; need 10000)')
+    expect(p999.significant).toEqual([false, false])
+    expect(identicalSeedNotes([{ label: 'a', results: copies(a) }, { label: 'b', results: [b] }])).toEqual([
+      'a: seeds 1, 2 and 3 gave identical results: they count as one sample (nothing in this scenario draws on the seed; one seed is the answer)'
+    ])
+  })
+
+  it('prints a lopsided interval as [lo, hi], a symmetric one as ±h, each figure by its own size', () => {
+    const r = (value: number, ci: [number, number]) => formatValueCell({ key: 'p99', label: '', values: [value], ci: [ci], na: [null], changes: [null], significant: [false], changeCi: [null], pValues: [null] }, 0)
+    expect(r(864, [57, 3981])).toBe('864 [57, 3981]')
+    expect(r(57, [56.7, 57.3])).toBe('57 ±0.3')
+    expect(r(1018, [983, 1053])).toBe('1018 ±35')
+    expect(r(100, [95, 105.5])).toBe('100 ±5.3') // arms 5 and 5.5: within 10 %
+    expect(r(100, [95, 106])).toBe('100 [95, 106]')
+    expect(r(57, [56.6, 57.4999])).toBe('57 ±0.4') // lopsided, but both ends print as 57
   })
 
   it('renders text, markdown and CSV with the same cells', () => {

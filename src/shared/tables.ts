@@ -6,7 +6,7 @@
  */
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import { histogramPercentile, mergeHistograms } from './histogram-data'
-import { columnStats, compareEstimates, formatImprovement, formatInsufficient, improvementOf, LEGEND, type Estimate, type PercentileKey, type WorkloadStats } from '../stats'
+import { columnStats, compareEstimates, distinctResults, formatImprovement, formatNumber, formatInsufficient, formatInterval, identicalNote, improvementOf, LEGEND, meanEstimate, type Estimate, type PercentileKey, type WorkloadStats } from '../stats'
 
 /** A column: the results of one variant, one per seed. */
 export interface TableColumn {
@@ -14,7 +14,16 @@ export interface TableColumn {
   results: VariantResult[]
 }
 
-export type MetricKey = 'count' | 'avg' | 'p50' | 'p90' | 'p99' | 'p99_9' | 'max' | 'timeSec'
+/** The rows of a workload's latency table, in the threads' order; `timeSec` for hackbench. */
+export type StandardMetric = 'count' | 'avg' | 'p50' | 'p90' | 'p99' | 'p99_9' | 'max' | 'timeSec'
+export const STANDARD_METRICS: readonly StandardMetric[] = ['count', 'avg', 'p50', 'p90', 'p99', 'p99_9', 'max', 'timeSec']
+
+/**
+ * A row's metric: a standard one, a further percentile (`pct:95`), the CPU time of a workload
+ * that records no latency (`cpuMs`: a hog's throughput, or background noise), schbench's request
+ * latency (`req:p50`...), or an unreasonable-idle bucket (`idle:4ms+`).
+ */
+export type MetricKey = StandardMetric | `pct:${number}` | 'cpuMs' | `req:${'p50' | 'p99' | 'p99_9' | 'max'}` | `idle:${'2.5-3ms' | '3-4ms' | '4ms+'}`
 
 export interface MetricRow {
   key: MetricKey
@@ -32,13 +41,27 @@ export interface MetricRow {
   /** 95 % interval of the change (improvement sign), percent; null without a test. */
   changeCi: ([number, number] | null)[]
   pValues: (number | null)[]
+  /** Fixed decimals of the row's figures; absent: by size (whole from 10 up, else one decimal). */
+  digits?: number
 }
 
 export interface WorkloadTable {
+  /** The workload ('' for the run-wide unreasonable-idle table). */
   workload: string
   type: string
   title: string
+  /** Which way is better ('none': no change is shown, as for background noise). */
+  better: 'lower' | 'higher' | 'none'
   rows: MetricRow[]
+}
+
+export interface TableOptions {
+  /** Percentiles (0..100) beyond the standard four, as rows after p99.9. */
+  percentiles?: readonly number[]
+  /** A table of the background noise's CPU time, for reference (left out by default). */
+  noise?: boolean
+  /** The unreasonable-idle events per bucket, a table of its own. */
+  idle?: boolean
 }
 
 const PERCENTILES: readonly [MetricKey, number][] = [['p50', 50], ['p90', 90], ['p99', 99], ['p99_9', 99.9]]
@@ -77,52 +100,104 @@ export function improvementPct(base: number, v: number): number | null {
 
 const PLAIN = (v: number): Estimate => ({ value: v, ci95: null, df: 0, seLog: null })
 
-export function buildTables(columns: readonly TableColumn[], baseline = 0): WorkloadTable[] {
-  const stats = columns.map((c) => new Map(columnStats(c.results).map((w) => [w.name, w])))
-  const names: string[] = []
-  const types = new Map<string, string>()
-  for (const p of stats) {
-    for (const [name, w] of p) {
-      if (!types.has(name)) {
-        names.push(name)
-        types.set(name, w.type)
-      }
+/** One figure per run, as sections of one: the interval is over seeds. */
+function overSeeds(xs: readonly number[]): Estimate | null {
+  return xs.length > 0 ? meanEstimate(xs.map((x) => ({ sum: x, count: 1 }))) : null
+}
+
+const STANDARD_PCT = new Set([50, 90, 99, 99.9])
+
+/** "95th Percentile (us)", "Median (P50) (us)". */
+export function percentileLabel(p: number): string {
+  return p === 50 ? 'Median (P50)' : `${p}th Percentile`
+}
+
+/**
+ * The comparison tables of the CLI's `compare`, the workbench's Results and Compare and every
+ * table export: per workload, its latency in the threads' rows (samples, average, percentiles
+ * pooled over seeds with their 95 % intervals, maximum, hackbench's time) against the baseline
+ * column; a workload that records no latency, its CPU time (higher is better); schbench, its
+ * request latency. Seeds with identical results count once (stats, distinctResults).
+ */
+export function buildTables(columns: readonly TableColumn[], baseline = 0, opts: TableOptions = {}): WorkloadTable[] {
+  const distinct = columns.map((c) => distinctResults(c.results).distinct)
+  const stats = distinct.map((rs) => new Map(columnStats(rs).map((w) => [w.name, w])))
+  const workloads: WorkloadResult[] = []
+  for (const rs of distinct) for (const r of rs) for (const w of r.workloads) if (!workloads.some((x) => x.name === w.name)) workloads.push(w)
+  const extra = [...new Set(opts.percentiles ?? [])].filter((p) => !STANDARD_PCT.has(p)).sort((a, b) => a - b)
+  /** Per column, one figure per seed that has the workload (null: no seed has it). */
+  const perSeed = (name: string, f: (r: VariantResult) => number | undefined): (Estimate | null)[] => distinct.map((rs) => {
+    const xs = rs.filter((r) => r.workloads.some((w) => w.name === name)).map(f).filter((x): x is number => typeof x === 'number')
+    return overSeeds(xs)
+  })
+  const cpuMs = (name: string) => (r: VariantResult): number => r.tasks.filter((t) => t.workload === name).reduce((n, t) => n + t.cpuTimeMs, 0)
+
+  const tables: WorkloadTable[] = []
+  for (const w of workloads) {
+    const name = w.name
+    const cells = stats.map((p) => p.get(name) ?? null)
+    if (w.type === 'noise') {
+      // Background noise is the setting, not a result: its CPU time for reference, no direction.
+      if (opts.noise) tables.push({ workload: name, type: w.type, title: `CPU time (ms) of ${name} (background noise, for reference)`, better: 'none', rows: [makeRow('cpuMs', 'CPU time (ms)', perSeed(name, cpuMs(name)), baseline, 'none', false, 0)] })
+      continue
+    }
+    const hasLatency = cells.some((c) => (c?.count ?? 0) > 0)
+    const hasTime = cells.some((c) => c?.timeSec)
+    if (hasLatency || hasTime) {
+      const pick = (f: (c: WorkloadStats) => Estimate | null) => cells.map((c) => (c ? f(c) : null))
+      const lat = (f: (c: WorkloadStats) => Estimate | null) => pick((c) => (c.count > 0 ? f(c) : null))
+      const rows: MetricRow[] = [
+        makeRow('count', 'Total Samples', pick((c) => PLAIN(c.count)), baseline, 'lower', false),
+        makeRow('avg', 'Average (us)', lat((c) => PLAIN(c.avgUs)), baseline, 'lower', false),
+        ...PERCENTILE_ROWS.map(([k, label]) => makeRow(k, label, lat((c) => c.latency[k]), baseline, 'lower', true)),
+        ...extra.map((p) => makeRow(`pct:${p}`, `${percentileLabel(p)} (us)`, lat((c) => {
+          if (!c.pooled.complete) throw new Error(`percentile ${p} of ${name} needs histogram data, which this result does not carry`)
+          return c.pooled.percentile(p)
+        }), baseline, 'lower', true)),
+        makeRow('max', 'Maximum (us)', lat((c) => PLAIN(c.maxUs)), baseline, 'lower', false)
+      ]
+      if (hasTime) rows.push(makeRow('timeSec', 'Time (s)', pick((c) => c.timeSec), baseline, 'lower', true, 3))
+      tables.push({ workload: name, type: w.type, title: hasLatency ? `scheduling latency (us) for ${name}` : `${name} time (s)`, better: 'lower', rows: hasLatency ? rows : rows.filter((r) => r.key === 'timeSec') })
+    } else {
+      // A CPU-bound workload (no wakeups): its throughput is the CPU time it got.
+      tables.push({ workload: name, type: w.type, title: `CPU time (ms) for ${name} (throughput: higher is better)`, better: 'higher', rows: [makeRow('cpuMs', 'CPU time (ms)', perSeed(name, cpuMs(name)), baseline, 'higher', true, 0)] })
+    }
+    if (w.requestLatencyUs) {
+      const req = (k: 'p50' | 'p99' | 'p99_9' | 'max', label: string): MetricRow =>
+        makeRow(`req:${k}`, label, perSeed(name, (r) => r.workloads.find((x) => x.name === name)?.requestLatencyUs?.[k]), baseline, 'lower', true)
+      tables.push({ workload: name, type: w.type, title: `request latency (us) for ${name}`, better: 'lower', rows: [req('p50', 'Median (P50) (us)'), req('p99', '99th Percentile (us)'), req('p99_9', '99.9th Percentile (us)'), req('max', 'Maximum (us)')] })
     }
   }
-  // A workload without latency samples or a completion time (a hog) has nothing to compare.
-  const measured = (name: string): boolean => stats.some((p) => {
-    const w = p.get(name)
-    return !!w && (w.count > 0 || w.timeSec !== null)
-  })
-  return names.filter(measured).map((name) => {
-    const cells = stats.map((p) => p.get(name) ?? null)
-    const row = (key: MetricKey, label: string, pick: (w: WorkloadStats) => Estimate | null, test: boolean): MetricRow => {
-      const est = cells.map((c) => (c ? pick(c) : null))
-      const base = est[baseline]
-      const r: MetricRow = { key, label, values: [], changes: [], ci: [], na: [], significant: [], changeCi: [], pValues: [] }
-      est.forEach((e, i) => {
-        const usable = e && !e.insufficient && Number.isFinite(e.value)
-        r.values.push(usable ? e.value : null)
-        r.ci.push(usable ? e.ci95 : null)
-        r.na.push(e?.insufficient ? formatInsufficient(e.insufficient) : null)
-        const compared = i !== baseline && key !== 'count' && usable && base && !base.insufficient
-        const c = compared ? (test ? compareEstimates(base, e) : compareEstimates(PLAIN(base.value), PLAIN(e.value))) : null
-        r.changes.push(c ? improvementOf(c) ?? improvementPct(base!.value, e!.value) : null)
-        r.significant.push(!!c && c.significant)
-        r.changeCi.push(c?.ci95 ? [-c.ci95[1], -c.ci95[0]] : null)
-        r.pValues.push(c?.pValue ?? null)
-      })
-      return r
+  if (opts.idle) {
+    const rows = (['2.5-3ms', '3-4ms', '4ms+'] as const).map((b) => makeRow(`idle:${b}`, b,
+      distinct.map((rs) => overSeeds(rs.map((r) => r.unreasonableIdle.events[b]))), baseline, 'lower', true))
+    const values = rows.flatMap((r) => r.values.map((v) => v ?? 0))
+    if (values.some((v) => v > 0)) {
+      const digits = values.every(Number.isInteger) ? 0 : 1
+      tables.push({ workload: '', type: 'idle', title: 'unreasonable idle events', better: 'lower', rows: rows.map((r) => ({ ...r, digits })) })
     }
-    const rows: MetricRow[] = [
-      row('count', 'Total Samples', (w) => PLAIN(w.count), false),
-      row('avg', 'Average (us)', (w) => (w.count > 0 ? PLAIN(w.avgUs) : null), false),
-      ...PERCENTILE_ROWS.map(([k, label]) => row(k, label, (w) => (w.count > 0 ? w.latency[k] : null), true)),
-      row('max', 'Maximum (us)', (w) => (w.count > 0 ? PLAIN(w.maxUs) : null), false)
-    ]
-    if (cells.some((c) => c?.timeSec)) rows.push(row('timeSec', 'Time (s)', (w) => w.timeSec, true))
-    return { workload: name, type: types.get(name)!, title: `scheduling latency (us) for ${name}`, rows }
+  }
+  return tables
+}
+
+/** One row: each column's estimate, and each against the baseline column's (tested or plain). */
+function makeRow(key: MetricKey, label: string, est: (Estimate | null)[], baseline: number, better: 'lower' | 'higher' | 'none', test: boolean, digits?: number): MetricRow {
+  const base = est[baseline]
+  const r: MetricRow = { key, label, values: [], changes: [], ci: [], na: [], significant: [], changeCi: [], pValues: [], ...(digits !== undefined ? { digits } : {}) }
+  est.forEach((e, i) => {
+    const usable = e && !e.insufficient && Number.isFinite(e.value)
+    r.values.push(usable ? e.value : null)
+    r.ci.push(usable ? e.ci95 : null)
+    r.na.push(e?.insufficient ? formatInsufficient(e.insufficient) : null)
+    const compared = better !== 'none' && i !== baseline && key !== 'count' && usable && base && !base.insufficient
+    const c = compared ? (test ? compareEstimates(base, e) : compareEstimates(PLAIN(base.value), PLAIN(e.value))) : null
+    const pct = c ? improvementOf(c, better === 'higher' ? 'higher' : 'lower') ?? (better === 'higher' ? improvementPct(e!.value, base!.value) : improvementPct(base!.value, e!.value)) : null
+    r.changes.push(pct)
+    r.significant.push(!!c && c.significant)
+    r.changeCi.push(c?.ci95 ? (better === 'higher' ? c.ci95 : [-c.ci95[1], -c.ci95[0]]) : null)
+    r.pValues.push(c?.pValue ?? null)
   })
+  return r
 }
 
 const PERCENTILE_ROWS: readonly [PercentileKey, string][] = [
@@ -132,32 +207,31 @@ const PERCENTILE_ROWS: readonly [PercentileKey, string][] = [
   ['p99_9', '99.9th Percentile (us)']
 ]
 
+/** Lines that say which seeds of which column gave identical results (counted once). */
+export function identicalSeedNotes(columns: readonly TableColumn[]): string[] {
+  return columns.flatMap((c) => identicalNote(distinctResults(c.results).identical, columns.length > 1 ? c.label : ''))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
-/** "(+55 %)", "(+ 1 %)", "(  0 %)", "(-14 %)" as in the seed threads. */
+/** "(+55 %)", "(+1 %)", "(0 %)", "(-14 %)". */
 export const formatChange = formatImprovement
 
-export function formatValue(key: MetricKey, v: number | null): string {
+/** A figure of a row: counts whole, times with 3 decimals, latencies by size. */
+export function formatValue(key: MetricKey, v: number | null, digits?: number): string {
   if (v === null) return '-'
   if (key === 'count') return String(Math.round(v))
-  if (key === 'timeSec') return v.toFixed(3)
-  return Math.abs(v) >= 10 ? String(Math.round(v)) : v.toFixed(1)
+  return formatNumber(v, digits ?? (key === 'timeSec' ? 3 : undefined))
 }
 
-/** "±35": half the 95 % interval, in the value's format; '' without an interval. */
-export function formatHalfWidth(row: MetricRow, i: number): string {
-  const ci = row.ci[i]
-  if (!ci) return ''
-  return `±${formatValue(row.key, (ci[1] - ci[0]) / 2)}`
-}
-
-/** The value and its half-width, "1018 ±35", or the n/a reason. */
+/** The value with its interval ("1018 ±35", "864 [57, 3981]"), or the n/a reason. */
 export function formatValueCell(row: MetricRow, i: number): string {
   if (row.na[i]) return row.na[i] as string
-  const v = formatValue(row.key, row.values[i])
-  const h = formatHalfWidth(row, i)
-  return h ? `${v} ${h}` : v
+  const v = row.values[i]
+  if (v === null) return '-'
+  if (row.key === 'count') return formatValue('count', v)
+  return formatInterval(v, row.ci[i], row.digits ?? (row.key === 'timeSec' ? 3 : undefined))
 }
 
 /** The change with mmtests' mark for a significant one: "(+55 %)*". */
@@ -189,7 +263,7 @@ export function cellTitle(row: MetricRow, i: number): string {
   if (row.na[i]) return `${row.na[i]}: fewer than 10 samples beyond this percentile`
   const parts: string[] = []
   const ci = row.ci[i]
-  if (ci) parts.push(`95 % interval ${formatValue(row.key, ci[0])} .. ${formatValue(row.key, ci[1])}`)
+  if (ci) parts.push(`95 % interval ${formatValue(row.key, ci[0], row.digits)} .. ${formatValue(row.key, ci[1], row.digits)}`)
   const cc = row.changeCi[i]
   if (cc) {
     const f = (x: number): string => `${x > 0 ? '+' : ''}${x.toFixed(1)} %`
@@ -281,10 +355,14 @@ export function tablesToText(labels: readonly string[], tables: readonly Workloa
   return out.join('\n')
 }
 
-/** Only the rows of `metrics` (all when absent); tables left with no row are dropped. */
+/**
+ * Only the standard rows of `metrics` (all when absent; rows of other metrics stay); tables
+ * left with no row are dropped.
+ */
 export function pickMetrics(tables: readonly WorkloadTable[], metrics?: readonly MetricKey[]): WorkloadTable[] {
   if (!metrics) return [...tables]
-  return tables.map((t) => ({ ...t, rows: t.rows.filter((r) => metrics.includes(r.key)) })).filter((t) => t.rows.length > 0)
+  const standard = new Set<string>(STANDARD_METRICS)
+  return tables.map((t) => ({ ...t, rows: t.rows.filter((r) => !standard.has(r.key) || metrics.includes(r.key)) })).filter((t) => t.rows.length > 0)
 }
 
 const mdEscape = (s: string): string => s.replace(/\|/g, '\\|')

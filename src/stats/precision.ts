@@ -11,6 +11,7 @@
 import type { VariantResult } from '../shared/result'
 import type { Estimate } from './quantile'
 import { workloadStats, type MetricName } from './summary'
+import { distinctResults } from './replicas'
 
 /** Seed limit per variant unless --max-seeds says otherwise. */
 export const DEFAULT_MAX_SEEDS = 100
@@ -63,7 +64,7 @@ export function resolveTargetWorkload(workloads: readonly { name: string; type: 
 
 /** The estimate the target names, over these runs of one variant. */
 export function targetEstimate(results: readonly VariantResult[], t: Pick<PrecisionTarget, 'workload' | 'metric'>): Estimate | null {
-  const ws = results.flatMap((r) => r.workloads.filter((w) => w.name === t.workload))
+  const ws = distinctResults(results).distinct.flatMap((r) => r.workloads.filter((w) => w.name === t.workload))
   if (ws.length === 0) return null
   const s = workloadStats(ws)
   return t.metric === 'timeSec' ? s.timeSec : s.latency[t.metric]
@@ -147,7 +148,9 @@ export async function runToPrecision(o: PrecisionOptions): Promise<PrecisionOutc
       t.state.estimate = targetEstimate(runs, o.target)
       t.state.halfWidthPct = relativeHalfWidth(t.state.estimate)
       t.state.reached = isPrecise(t.state.estimate, o.target.pct)
-      if (t.state.reached || t.state.seeds >= o.maxSeeds) {
+      // every seed so far gave the same result: nothing draws on the seed, more add nothing
+      const copies = runs.length >= 2 && distinctResults(runs).distinct.length === 1
+      if (t.state.reached || copies || t.state.seeds >= o.maxSeeds) {
         t.state.running = false
         for (const j of t.inFlight.values()) j.cancel()
       }

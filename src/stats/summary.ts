@@ -6,6 +6,7 @@
 import type { VariantResult, WorkloadResult } from '../shared/result'
 import { meanEstimate, PooledLatency, type Estimate, type Insufficient } from './quantile'
 import { tQuantile, tTwoSidedP } from './tdist'
+import { distinctResults } from './replicas'
 
 export type PercentileKey = 'p50' | 'p90' | 'p99' | 'p99_9'
 export type MetricName = PercentileKey | 'timeSec'
@@ -28,11 +29,14 @@ export interface WorkloadStats {
   pooled: PooledLatency
 }
 
-/** Every workload of a column of runs (one variant's seeds), in order of appearance. */
+/**
+ * Every workload of a column of runs (one variant's seeds), in order of appearance. Seeds that
+ * gave identical results count once (replicas.ts, distinctResults).
+ */
 export function columnStats(results: readonly VariantResult[]): WorkloadStats[] {
   const names: string[] = []
   const byName = new Map<string, WorkloadResult[]>()
-  for (const r of results) {
+  for (const r of distinctResults(results).distinct) {
     for (const w of r.workloads) {
       let list = byName.get(w.name)
       if (!list) {
@@ -148,6 +152,8 @@ export interface SummaryWorkload {
 export interface SummaryEntry {
   name: string
   seeds: number
+  /** Groups of seeds whose results were identical: each group counts as one sample. */
+  identicalSeeds?: number[][]
   workloads: SummaryWorkload[]
 }
 
@@ -193,11 +199,15 @@ export function summarize(results: readonly VariantResult[]): { summary: Summary
   for (const r of results) if (!names.includes(r.name)) names.push(r.name)
   const columns = names.map((n) => results.filter((r) => r.name === n))
   const stats = columns.map(columnStats)
-  const summary: SummaryEntry[] = names.map((name, i) => ({
-    name,
-    seeds: new Set(columns[i].map((r) => r.seed)).size,
-    workloads: stats[i].map(summaryWorkload)
-  }))
+  const summary: SummaryEntry[] = names.map((name, i) => {
+    const { identical } = distinctResults(columns[i])
+    return {
+      name,
+      seeds: new Set(columns[i].map((r) => r.seed)).size,
+      ...(identical.length > 0 ? { identicalSeeds: identical } : {}),
+      workloads: stats[i].map(summaryWorkload)
+    }
+  })
   const comparisons: ComparisonEntry[] = []
   for (let i = 1; i < names.length; i++) {
     for (const w of stats[i]) {

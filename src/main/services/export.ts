@@ -1,5 +1,5 @@
 import type { ExportContent, ExportTableRequest, StoredRun } from '../../shared/ipc'
-import { buildTables, columnLabels, pickMetrics, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../../shared/tables'
+import { buildTables, columnLabels, identicalSeedNotes, pickMetrics, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../../shared/tables'
 
 /**
  * Table exports of a comparison (variants of saved runs): CSV, Markdown and plain text in the
@@ -28,18 +28,21 @@ export async function exportContent(req: ExportTableRequest, getRun: (id: string
     return { ...c, run, results }
   })
   const labels = columnLabels(cols.map((c) => ({ variant: c.variant, runName: c.run.name })))
-  const tables = pickMetrics(buildTables(cols.map((c, i) => ({ label: labels[i], results: c.results })), req.baseline), req.metrics)
+  const columns = cols.map((c, i) => ({ label: labels[i], results: c.results }))
+  const tables = pickMetrics(buildTables(columns, req.baseline), req.metrics)
+  // seeds with identical results count once: every form says so
+  const notes = identicalSeedNotes(columns)
   const title = req.title.trim() || cols[0].run.scenarioName
   let text: string
   switch (req.format) {
     case 'csv':
-      text = tablesToCsv(labels, tables, req.baseline)
+      text = tablesToCsv(labels, tables, req.baseline) + notes.map((n) => `# warning: ${n}\n`).join('')
       break
     case 'md':
-      text = tablesToMarkdown(title, labels, tables)
+      text = tablesToMarkdown(title, labels, tables) + notes.map((n) => `> ${n}\n`).join('')
       break
     case 'txt':
-      text = tablesToText(labels, tables)
+      text = tablesToText(labels, tables) + notes.map((n) => `warning: ${n}\n`).join('')
       break
     case 'json':
       text = JSON.stringify({
@@ -50,6 +53,7 @@ export async function exportContent(req: ExportTableRequest, getRun: (id: string
           seeds: c.results.map((r) => r.seed), version: c.run.version
         })),
         tables,
+        ...(notes.length ? { warnings: notes } : {}),
         results: cols.map((c) => c.results)
       }, null, 2) + '\n'
       break

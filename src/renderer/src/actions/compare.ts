@@ -1,13 +1,13 @@
 /** Compare's actions and the exports of tables and charts (Results and Compare alike). */
 import type { ExportFormat, StoredRun } from '../../../shared/ipc'
-import type { MetricKey } from '../../../shared/tables'
+import type { StandardMetric } from '../../../shared/tables'
 import type { CompareColumnData } from '../state'
 import type { ActionCore } from './core'
 
 export interface CompareActions {
   compareRuns(ids: string[]): Promise<void>
   showComparison(columns: CompareColumnData[], baseline: number): void
-  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string, metrics?: MetricKey[]): Promise<void>
+  exportTable(columns: CompareColumnData[], baseline: number, format: ExportFormat, title: string, metrics?: StandardMetric[]): Promise<void>
   exportPng(name: string, png: () => Promise<Uint8Array<ArrayBuffer>>): Promise<void>
 }
 

@@ -15,7 +15,7 @@ function result(name: string, seed: number, scale: number): VariantResult {
       { name: 'hog', type: 'hog', latencyUs: lat({ count: 0, p99: 0 }) }
     ],
     tasks: [
-      { name: 'cyc-0', workload: 'cyc', cpuTimeMs: seed, latencyUs: lat({ p99: 90 * scale }), migrations: 2, contextSwitches: 4, wakeups: 10, lastCpu: 0 },
+      { name: 'cyc-0', workload: 'cyc', cpuTimeMs: seed, latencyUs: lat({ count: 2000, p99: 90 * scale }), migrations: 2, contextSwitches: 4, wakeups: 10, lastCpu: 0 },
       { name: 'hog-0', workload: 'hog', cpuTimeMs: 100, latencyUs: lat({ count: 0, p99: 0 }), migrations: 0, contextSwitches: 1, wakeups: 0, lastCpu: 1 }
     ],
     cpus: [{ id: 1, cluster: 'big', busyPct: 40 + seed }, { id: 0, cluster: 'little', busyPct: 10 }],
@@ -138,5 +138,24 @@ describe('the latency tail and what the charts say', () => {
     expect(taskConfig(withOther, LIGHT_CHARTS, 'other').data.labels).toEqual(['other-0'])
     expect(new Set(taskConfig(withOther, LIGHT_CHARTS).data.labels)).toEqual(new Set(['cyc-0', 'other-0']))
     expect(taskConfig(withOther, LIGHT_CHARTS, 'hog').data.labels).toEqual([])
+  })
+
+  it('follows the tables\' n/a rule: no p99 bar from too few samples, and an empty chart says why', () => {
+    const few: Series[] = series.map((s) => ({ ...s, results: s.results.map((r) => ({ ...r, tasks: r.tasks.map((t) => ({ ...t, latencyUs: { ...t.latencyUs, count: 19 } })) })) }))
+    const t = taskConfig(few, LIGHT_CHARTS, 'cyc')
+    expect(t.data.labels).toEqual([])
+    expect(t.emptyNote).toBe('n/a: p99 per task needs 1000 samples of a task; the most any task has is 38')
+    expect(taskConfig(series, LIGHT_CHARTS, 'cyc').emptyNote).toBeUndefined()
+    expect(percentileConfig(series, 'nothing', LIGHT_CHARTS).emptyNote).toBe('n/a: no latency samples of nothing')
+  })
+
+  it('counts seeds with identical results once in every chart', () => {
+    const copy = (r: VariantResult, seed: number): VariantResult => ({ ...r, seed, stats: { ...r.stats, wallMs: 99 } })
+    const once = series[1].results
+    const thrice = [copy(once[0], 2), copy(once[0], 3), ...once]
+    expect(pooledTasks(thrice)).toEqual(pooledTasks(once))
+    expect(idleCounts(thrice)).toEqual(idleCounts(once))
+    expect(percentileConfig([{ label: 'p', results: thrice }], 'cyc', LIGHT_CHARTS).data.datasets[0].data)
+      .toEqual(percentileConfig([{ label: 'p', results: once }], 'cyc', LIGHT_CHARTS).data.datasets[0].data)
   })
 })

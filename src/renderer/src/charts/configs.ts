@@ -4,7 +4,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js'
 import { ccdfPoints, cdfPoints, logEdges, rebin, histogramTotal } from '../../../shared/histogram-data'
-import { formatInsufficient } from '../../../stats/quantile'
+import { formatInsufficient, samplesNeeded } from '../../../stats/quantile'
 import { pooledCpus, pooledHistogram, pooledTasks, pooledWorkloadStats, type Series } from './data'
 
 export interface ChartTheme {
@@ -275,9 +275,19 @@ export function intervalPlugin(theme: ChartTheme): Plugin {
  * p50..max per series as grouped bars on a log axis, each percentile with its 95 % interval as
  * a whisker; a percentile with too few samples beyond it has no bar (the tooltip says why).
  */
-export function percentileConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'bar', (number | null)[]> {
+/**
+ * A chart with nothing to draw under the tables' n/a rule carries what to say instead of an
+ * axis ("n/a: 19 samples, need 1000"); ChartCard shows it.
+ */
+export interface EmptyNote {
+  emptyNote?: string
+}
+
+export function percentileConfig(series: readonly Series[], workload: string, theme: ChartTheme): ChartConfiguration<'bar', (number | null)[]> & EmptyNote {
   const stats = series.map((s) => pooledWorkloadStats(s, workload))
+  const most = Math.max(0, ...stats.map((st) => st?.count ?? 0))
   return {
+    ...(most === 0 ? { emptyNote: `n/a: no latency samples of ${workload}` } : {}),
     type: 'bar',
     plugins: [intervalPlugin(theme)],
     data: {
@@ -321,13 +331,22 @@ export function percentileConfig(series: readonly Series[], workload: string, th
  * horizontal bars, the worst tasks first (at most `limit`). Tasks without latency samples
  * (hogs, background noise) have nothing to show and are left out.
  */
-export function taskConfig(series: readonly Series[], theme: ChartTheme, workload: string | null = null, limit = 24): ChartConfiguration<'bar', (number | null)[]> {
+export function taskConfig(series: readonly Series[], theme: ChartTheme, workload: string | null = null, limit = 24): ChartConfiguration<'bar', (number | null)[]> & EmptyNote {
   const perSeries = series.map((s) => new Map(pooledTasks(s.results).filter((t) => workload === null || t.workload === workload).map((t) => [t.name, t])))
   const worst = new Map<string, number>()
-  // Tasks that record no latency (hogs) have nothing to show.
-  for (const m of perSeries) for (const t of m.values()) if (t.latency.count > 0) worst.set(t.name, Math.max(worst.get(t.name) ?? 0, t.latency.p99))
+  // The tables' n/a rule: a p99 needs 10 samples beyond it; tasks that record no latency (hogs)
+  // or too few samples have no bar.
+  const need = samplesNeeded(99)
+  let most = 0
+  for (const m of perSeries) {
+    for (const t of m.values()) {
+      most = Math.max(most, t.latency.count)
+      if (t.latency.count >= need) worst.set(t.name, Math.max(worst.get(t.name) ?? 0, t.latency.p99))
+    }
+  }
   const names = [...worst.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([n]) => n)
   return {
+    ...(names.length === 0 ? { emptyNote: `n/a: p99 per task needs ${need} samples of a task; the most any task has is ${most}` } : {}),
     type: 'bar',
     data: {
       labels: names,

@@ -1,12 +1,16 @@
 /**
  * What the charts show, computed from saved results: one series per variant (or per saved
- * run in a comparison), the seeds of a series pooled.
+ * run in a comparison), the seeds of a series pooled; seeds with identical results count once,
+ * as in the tables (stats, distinctResults).
  */
 import type { HistogramData, LatencySummary, VariantResult } from '../../../shared/result'
 import { groupBy } from '../../../shared/group'
 import { mergeHistograms } from '../../../shared/histogram-data'
 import { poolLatency, type TableColumn } from '../../../shared/tables'
 import { workloadStats, type WorkloadStats } from '../../../stats/summary'
+import { distinctResults } from '../../../stats/replicas'
+
+const distinct = (results: readonly VariantResult[]): VariantResult[] => distinctResults(results).distinct
 
 export type Series = TableColumn
 
@@ -20,7 +24,7 @@ export function workloadNames(series: readonly Series[]): string[] {
 /** Pooled histogram of a workload's latencies over a series' seeds; null if a seed lacks one. */
 export function pooledHistogram(s: Series, workload: string): HistogramData | null {
   const hists: HistogramData[] = []
-  for (const r of s.results) {
+  for (const r of distinct(s.results)) {
     const w = r.workloads.find((x) => x.name === workload)
     if (!w) continue
     if (!w.latencyHist) return null
@@ -31,7 +35,7 @@ export function pooledHistogram(s: Series, workload: string): HistogramData | nu
 
 /** The statistics of a workload over a series' seeds (pooled percentiles with intervals). */
 export function pooledWorkloadStats(s: Series, workload: string): WorkloadStats | null {
-  const ws = s.results.flatMap((r) => r.workloads.filter((x) => x.name === workload))
+  const ws = distinct(s.results).flatMap((r) => r.workloads.filter((x) => x.name === workload))
   return ws.length ? workloadStats(ws) : null
 }
 
@@ -51,7 +55,7 @@ function mean(xs: readonly number[]): number {
 
 /** Tasks by name, averaged over seeds (latencies pooled). */
 export function pooledTasks(results: readonly VariantResult[]): PooledTask[] {
-  const by = groupBy(results.flatMap((r) => r.tasks), (t) => t.name)
+  const by = groupBy(distinct(results).flatMap((r) => r.tasks), (t) => t.name)
   return [...by.entries()].map(([name, ts]) => ({
     name,
     workload: ts[0].workload,
@@ -71,7 +75,7 @@ export interface PooledCpu {
 }
 
 export function pooledCpus(results: readonly VariantResult[]): PooledCpu[] {
-  const by = groupBy(results.flatMap((r) => r.cpus), (c) => c.id)
+  const by = groupBy(distinct(results).flatMap((r) => r.cpus), (c) => c.id)
   return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([id, cs]) => {
     const sys = cs.map((c) => c.sysPct).filter((v): v is number => typeof v === 'number')
     return { id, cluster: cs[0].cluster, busyPct: mean(cs.map((c) => c.busyPct)), sysPct: sys.length ? mean(sys) : null }
@@ -84,6 +88,6 @@ export const IDLE_BUCKETS: readonly IdleBucket[] = ['2.5-3ms', '3-4ms', '4ms+']
 /** Unreasonable-idle events summed over seeds (they are counts of a run). */
 export function idleCounts(results: readonly VariantResult[]): Record<IdleBucket, number> {
   const out: Record<IdleBucket, number> = { '2.5-3ms': 0, '3-4ms': 0, '4ms+': 0 }
-  for (const r of results) for (const b of IDLE_BUCKETS) out[b] += r.unreasonableIdle?.events?.[b] ?? 0
+  for (const r of distinct(results)) for (const b of IDLE_BUCKETS) out[b] += r.unreasonableIdle?.events?.[b] ?? 0
   return out
 }

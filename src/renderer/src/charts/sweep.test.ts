@@ -55,4 +55,25 @@ describe('sweep charts', () => {
       expect(bg({ raw: p })).toBe('rgba(0,0,0,0)')
     }
   })
+
+  it('dashes a line identical to another and names it so; labels skip rather than overlap', () => {
+    const sw = sweep([{ path: 'workloads[0].sliceUs', values: [3000, 8000] }])
+    // a third variant with the same results as "base" (seeds relabelled)
+    for (const c of sw.cells) c.results.push(...c.results.filter((r) => r.name === 'base').map((r) => ({ ...r, name: 'same' })))
+    const c = sweepLineConfig(sw, 'ct', 'p50', LIGHT_CHARTS)
+    const line = c.data.datasets.find((d) => d.label?.startsWith('same') && !d.label.includes('95 %'))!
+    expect(line.label).toBe('same (identical to base)')
+    expect((line as { borderDash?: number[] }).borderDash).toEqual([6, 4])
+    expect(c.data.datasets.find((d) => d.label === 'fast')).toBeDefined()
+    const x = c.options!.scales!.x as { ticks: { autoSkip: boolean; maxRotation: number } }
+    expect(x.ticks).toMatchObject({ autoSkip: true, maxRotation: 45 })
+  })
+
+  it('counts identical seeds of a cell once', () => {
+    const sw = sweep([{ path: 'workloads[0].sliceUs', values: [3000] }])
+    const one = cellStats(sw, 'ct', 'p50')[0].estimates[0]
+    const base = sw.cells[0].results.filter((r) => r.name === 'base')
+    sw.cells[0].results.push(...base.map((r) => ({ ...r, seed: r.seed + 1000 })))
+    expect(cellStats(sw, 'ct', 'p50')[0].estimates[0]).toEqual(one)
+  })
 })

@@ -10,6 +10,7 @@ import type { StoredSweep } from '../../../shared/ipc'
 import { formatValue } from '../../../shared/tables'
 import { compareEstimates, PERCENTILE_OF, workloadStats, type Change, type PercentileKey } from '../../../stats/summary'
 import { formatInsufficient, type Estimate } from '../../../stats/quantile'
+import { distinctResults } from '../../../stats/replicas'
 import { colorOf, type ChartTheme } from './configs'
 
 export type SweepMetric = PercentileKey | 'timeSec'
@@ -40,7 +41,8 @@ export function cellStats(sw: StoredSweep, workload: string, metric: SweepMetric
   const variants = sweepVariants(sw)
   return sw.cells.map((c) => {
     const estimates = variants.map((v) => {
-      const ws = c.results.filter((r) => r.name === v).flatMap((r) => r.workloads.filter((w) => w.name === workload))
+      // seeds with identical results count once, as in the tables
+      const ws = distinctResults(c.results.filter((r) => r.name === v)).distinct.flatMap((r) => r.workloads.filter((w) => w.name === workload))
       if (ws.length === 0) return null
       const st = workloadStats(ws)
       return metric === 'timeSec' ? st.timeSec : st.count > 0 ? st.latency[metric] : null
@@ -67,13 +69,23 @@ export function sweepLineConfig(sw: StoredSweep, workload: string, metric: Sweep
   const stats = cellStats(sw, workload, metric)
   const variants = sweepVariants(sw)
   const datasets: ChartDataset<'line', Pt[]>[] = []
+  const lines: string[] = []
   variants.forEach((v, i) => {
     const color = colorOf(theme, i)
     const est = stats.map((c) => c.estimates[i])
+    const values = est.map((e) => (usable(e) ? e.value : null))
+    // A line identical to an earlier one is dashed and says so, as in the results charts.
+    const key = JSON.stringify(values)
+    const same = lines.indexOf(key)
+    lines.push(key)
+    const identical = same >= 0 && values.some((x) => x !== null)
     datasets.push(
       { label: `${v} (95 % low)`, data: est.map((e) => (usable(e) && e.ci95 ? e.ci95[0] : null)), borderWidth: 0, pointRadius: 0, fill: false, spanGaps: false },
       { label: `${v} (95 % high)`, data: est.map((e) => (usable(e) && e.ci95 ? e.ci95[1] : null)), borderWidth: 0, pointRadius: 0, fill: '-1', backgroundColor: alpha(color, 0.18), spanGaps: false },
-      { label: v, data: est.map((e) => (usable(e) ? e.value : null)), borderColor: color, backgroundColor: color, pointRadius: 3, fill: false, spanGaps: false }
+      {
+        label: identical ? `${v} (identical to ${variants[same]})` : v, data: values, borderColor: color, backgroundColor: color, pointRadius: 3, fill: false, spanGaps: false,
+        ...(identical ? { borderDash: [6, 4] } : {})
+      }
     )
   })
   const [name] = SWEEP_METRICS.find(([k]) => k === metric) ?? [metric]
@@ -84,8 +96,9 @@ export function sweepLineConfig(sw: StoredSweep, workload: string, metric: Sweep
     options: {
       responsive: true, maintainAspectRatio: false, animation: false, color: theme.text,
       scales: {
-        x: { title: { display: true, text: sw.axes[0].path, color: theme.text }, ticks: { color: theme.text }, grid: { color: theme.grid } },
-        y: { type: metric === 'timeSec' ? 'linear' : 'logarithmic', title: { display: true, text: what, color: theme.text }, ticks: { color: theme.text }, grid: { color: theme.grid } }
+        // labels skip or turn rather than overlap
+        x: { title: { display: true, text: sw.axes[0].path, color: theme.text }, ticks: { color: theme.text, autoSkip: true, autoSkipPadding: 8, maxRotation: 45 }, grid: { color: theme.grid } },
+        y: { type: metric === 'timeSec' ? 'linear' : 'logarithmic', title: { display: true, text: what, color: theme.text }, ticks: { color: theme.text, autoSkip: true, autoSkipPadding: 6 }, grid: { color: theme.grid } }
       },
       plugins: {
         title: { display: true, text: `${name}: ${what}`, color: theme.text },
@@ -175,7 +188,7 @@ export function sweepMatrixConfig(
     options: {
       responsive: true, maintainAspectRatio: false, animation: false, color: theme.text,
       scales: {
-        x: { type: 'category', labels: xs, offset: true, title: { display: true, text: sw.axes[1].path, color: theme.text }, ticks: { color: theme.text }, grid: { display: false } },
+        x: { type: 'category', labels: xs, offset: true, title: { display: true, text: sw.axes[1].path, color: theme.text }, ticks: { color: theme.text, autoSkip: true, autoSkipPadding: 8, maxRotation: 45 }, grid: { display: false } },
         y: { type: 'category', labels: ys, offset: true, reverse: false, title: { display: true, text: sw.axes[0].path, color: theme.text }, ticks: { color: theme.text }, grid: { display: false } }
       },
       plugins: {

@@ -1,7 +1,7 @@
 import type { ChartConfiguration, Plugin } from 'chart.js'
 import type { ExportPrefs } from '../../../shared/ipc'
 import { Chart } from '../charts/setup'
-import { DARK_CHARTS, LIGHT_CHARTS, backgroundPlugin, type ChartTheme } from '../charts/configs'
+import { DARK_CHARTS, LIGHT_CHARTS, backgroundPlugin, type ChartTheme, type EmptyNote } from '../charts/configs'
 import { h } from '../dom'
 
 /** Builds a chart's configuration for a theme: the card draws it, and again for an export. */
@@ -64,6 +64,14 @@ export class ChartCard {
     const canvas = h('canvas', { 'aria-label': this.name, role: 'img' })
     this.box.replaceChildren(canvas)
     const cfg = build(theme)
+    const empty = (cfg as EmptyNote).emptyNote
+    if (empty) {
+      // Nothing to draw under the tables' n/a rule: say so instead of an invented axis.
+      this.box.replaceChildren(h('p', { class: 'chart-empty', 'data-testid': 'chart-empty' }, empty))
+      this.box.dataset.title = empty
+      this.box.dataset.drawn = 'empty'
+      return
+    }
     this.chart = new Chart(canvas, this.withZoomEvents(this.prepare(cfg, theme)))
     // What is drawn, in words, for assistive tools and tests (the canvas has no text).
     const title = (cfg.options?.plugins?.title as { text?: string } | undefined)?.text ?? this.name
@@ -99,6 +107,7 @@ export class ChartCard {
   /** The PNG of this chart as `prefs` say, `shown` being the window's theme, with `caption` under it. */
   async png(prefs: ExportPrefs, shown: ChartTheme, caption: string): Promise<Uint8Array<ArrayBuffer>> {
     const live = this.chart
+    if (this.box.dataset.drawn === 'empty') throw new Error(`nothing to export: ${this.box.dataset.title}`)
     if (!live || !this.build) throw new Error('the chart is not drawn yet')
     const theme = prefs.theme === 'shown' ? shown : prefs.theme === 'dark' ? DARK_CHARTS : LIGHT_CHARTS
     const width = Math.max(200, Math.round(live.width))

@@ -1,5 +1,5 @@
 import type { StoredRun } from '../../../shared/ipc'
-import { buildTables, columnLabels, pickMetrics, variantResults, type MetricKey, type WorkloadTable } from '../../../shared/tables'
+import { buildTables, columnLabels, identicalSeedNotes, pickMetrics, variantResults, type StandardMetric as MetricKey, type WorkloadTable } from '../../../shared/tables'
 import { distributionConfig, percentileConfig } from '../charts/configs'
 import { workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
@@ -11,7 +11,7 @@ import { chartTheme } from '../theme'
 import { ChartCard } from './chart-card'
 import { chartControls, exportCard } from './chart-controls'
 import { openScenarioDiff } from './scenario-diff'
-import { EXPORT_FORMATS, duration, seedList } from './results'
+import { EXPORT_FORMATS, duration, identicalNotice, seedList } from './results'
 import { seedsTable, seedsTableTransposed } from './tables'
 
 export const METRICS: readonly [MetricKey, string][] = [
@@ -167,6 +167,7 @@ export function createCompareView(ctx: ViewContext): TabView {
     const dist = card(s.distribution.view === 'ccdf' ? 'latency-tail' : 'latency-cdf', { testid: 'compare-chart', exportTestid: 'compare-export-png', height: 300 })
     const pct = card('latency-percentiles', { height: 260 })
     const tableBox = h('section', { class: 'card', 'data-testid': 'compare-table', 'data-transposed': String(turned) },
+      identicalNotice(identicalSeedNotes(series)),
       h('p', { class: 'hint' }, `Against ${labels[baseline]}: `, h('span', { class: 'better' }, 'green (+) is better'), ', ', h('span', { class: 'worse' }, 'red (\u2212) is worse'), '. Click a percentile or the max: its moment on the timeline, the baseline\'s below it.'),
       tables.map((t) => (turn1(t) ? seedsTableTransposed(labels, t, baseline) : seedsTable(labels, t, baseline))))
     tableBox.addEventListener('click', (e) => {

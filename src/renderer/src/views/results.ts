@@ -1,5 +1,5 @@
 import type { ExportFormat, StoredRun } from '../../../shared/ipc'
-import { buildTables, variantResults } from '../../../shared/tables'
+import { buildTables, identicalSeedNotes, variantResults } from '../../../shared/tables'
 import { cpuConfig, distributionConfig, histogramConfig, percentileConfig, taskConfig } from '../charts/configs'
 import { IDLE_BUCKETS, idleCounts, workloadNames, type Series } from '../charts/data'
 import { h, replace } from '../dom'
@@ -151,7 +151,8 @@ export function createResultsView(ctx: ViewContext): TabView {
 
     const tableBox = h('section', { class: 'card', 'data-testid': 'results-table' },
       series.length > 1 ? h('p', { class: 'hint' }, `Changes are against ${labels[0]}; + is better (lower latency), as in the mailing-list threads.`) : null,
-      run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null,
+      identicalNotice(identicalSeedNotes(series)) ??
+        (run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null),
       tables.map((t) => seedsTable(labels, t, 0)))
     const explain = (t: Omit<ExplainTarget, 'seq'>) => ctx.actions.explain(t)
     const simulated = run.source !== 'real' && run.source !== 'trace'
@@ -201,6 +202,13 @@ export function createResultsView(ctx: ViewContext): TabView {
 
   ctx.store.watch((s) => ({ shownRun: s.shownRun, theme: s.theme, distribution: s.distribution }), render, { now: true, equals: shallowEqual })
   return { id: 'results', label: 'Results', el }
+}
+
+/** Seeds whose results were identical count as one sample: said where the tables are. */
+export function identicalNotice(notes: readonly string[]): HTMLElement | null {
+  if (notes.length === 0) return null
+  return h('div', { class: 'notice identical-seeds', 'data-testid': 'identical-seeds', role: 'note' },
+    h('strong', {}, 'Identical seeds. '), notes.map((n, i) => h('span', {}, `${i > 0 ? ' ' : ''}${n.charAt(0).toUpperCase()}${n.slice(1)}.`)))
 }
 
 /** Unreasonable-idle counts; a non-zero count is clicked to explain its first event. */

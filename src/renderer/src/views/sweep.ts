@@ -8,7 +8,7 @@ import {
   cellStats, SWEEP_METRICS, sweepLineConfig, sweepMatrixConfig, sweepVariants, sweepWorkloads, type SweepMetric
 } from '../charts/sweep'
 import { formatInsufficient } from '../../../stats/quantile'
-import { formatValue } from '../../../shared/tables'
+import { formatImprovement, formatInterval } from '../../../stats/format'
 import { ChartCard } from './chart-card'
 import { exportCard } from './chart-controls'
 import { duration, seedList } from './results'
@@ -115,10 +115,9 @@ function cellTable(run: StoredRun, workload: string, metric: SweepMetric, open: 
         const ch = c.changes[i]
         if (!e) return h('td', {}, '-')
         if (e.insufficient) return h('td', { class: 'na', title: 'fewer than 10 samples beyond this percentile' }, formatInsufficient(e.insufficient))
-        const hw = e.ci95 ? ` ±${formatValue(key, (e.ci95[1] - e.ci95[0]) / 2)}` : ''
         const better = ch?.change !== null && ch?.change !== undefined ? -ch.change : null
         const tone = better === null ? '' : ch!.significant ? (better > 0 ? 'better' : 'worse') : 'same'
-        const mark = better === null ? '' : ` (${better > 0 ? '+' : better < 0 ? '-' : ' '}${Math.abs(Math.round(better))} %)${ch!.significant ? '*' : ''}`
-        return h('td', { class: tone, 'data-significant': String(!!ch?.significant) }, `${formatValue(key, e.value)}${hw}`, mark ? h('span', { class: 'chg' }, mark) : null)
+        const mark = better === null ? '' : ` ${formatImprovement(better)}${ch!.significant ? '*' : ''}`
+        return h('td', { class: tone, 'data-significant': String(!!ch?.significant) }, formatInterval(e.value, e.ci95, key === 'timeSec' ? 3 : undefined), mark ? h('span', { class: 'chg' }, mark) : null)
       })))))) 
 }

@@ -225,16 +225,26 @@ export function rtappCalibration(bin: string, cacheDir: string, log?: (l: string
   const dir = mkdtempSync(join(tmpdir(), 'schedlab-rtapp-'))
   try {
     const cfg = join(dir, 'calibrate.json')
-    writeFileSync(cfg, JSON.stringify({ global: { duration: 1, calibration: 'CPU0', logdir: dir, log_size: 'disable' }, tasks: { c: { loop: 1, run: 1 } } }))
+    writeFileSync(cfg, rtappCalibrationJson(dir))
     const r = spawnSync(bin, [cfg], { encoding: 'utf8', timeout: 120_000 })
-    const m = /pLoad = (\d+)ns/.exec(`${r.stdout}${r.stderr}`)
-    if (!m) throw new RealRefusal(`rt-app did not report its calibration (pLoad): ${(r.stderr || r.stdout || '').trim().split('\n').pop() ?? ''}`)
-    const v = Number(m[1])
+    const v = parseRtappPLoad(`${r.stdout}${r.stderr}`)
     writeFileSync(file, JSON.stringify({ pLoadNs: v, kernel: release(), cpu: cpus()[0]?.model ?? '' }) + '\n')
     return v
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** An rt-app file that only measures rt-app's ns per loop (its "pLoad") and ends. */
+export function rtappCalibrationJson(logdir: string): string {
+  return JSON.stringify({ global: { duration: 1, calibration: 'CPU0', logdir, log_size: 'disable' }, tasks: { c: { loop: 1, run: 1 } } })
+}
+
+/** rt-app's "pLoad = Nns" line; refuses when it is missing. */
+export function parseRtappPLoad(output: string): number {
+  const m = /pLoad = (\d+)ns/.exec(output)
+  if (!m) throw new RealRefusal(`rt-app did not report its calibration (pLoad): ${output.trim().split('\n').pop() ?? ''}`)
+  return Number(m[1])
 }
 
 function rtapp(w: RtAppWorkload, i: number, ctx: PlanContext): WorkloadPlan {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expandRuns, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult, VmRecord } from '../shared/result'
@@ -9,11 +10,11 @@ import { assembleTracedRun } from '../real/assemble'
 import { isRealError } from '../real/errors'
 import { attrsArg, ensureHelper } from '../real/helper'
 import { REAL_EVENTS } from '../real/runner'
-import { planWorkloads, type WorkloadPlan } from '../real/workloads'
+import { parseRtappPLoad, planWorkloads, rtappCalibrationJson, type WorkloadPlan } from '../real/workloads'
 import { diskError, isVmError, VmCancelled, VmFailure, VmRefusal } from './errors'
 import { ensureGuestImage, GUEST_MARK, runArchive, type GuestImage } from './guest'
 import { resolveKernel, seriesForProfile, vmCacheDir, type KernelImage } from './images'
-import { chooseAccel, ICOUNT_SHIFT, markKvmBroken, qemuArgs, qemuUnavailableReason, runGuest, type AccelChoice } from './qemu'
+import { chooseAccel, ICOUNT_SHIFT, markKvmBroken, qemuArgs, qemuUnavailableReason, runGuest, type AccelChoice, type GuestRun } from './qemu'
 import { qemuTopology, qemuTopologyArgs, type QemuTopology } from './topology'
 
 /**
@@ -226,6 +227,7 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
   const progress = (phase: VmProgress['phase'], extra: Partial<VmProgress> = {}): void => opts.progress?.({ run: at.index, runs: at.total, variant: run.variant, seed: run.seed, phase, ...extra })
   const warnings: string[] = []
   const ncpus = setup.topology.cpus
+  const pLoad = s.workloads.some((w) => w.type === 'rt-app') && setup.image.tools['rt-app'] ? await rtappPLoad(setup, opts) : undefined
   let plans: WorkloadPlan[]
   try {
     plans = planWorkloads(s.workloads, {
@@ -234,7 +236,8 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
       ncpus,
       runDir: '/out',
       kernelConfig: setup.kernel.config,
-      which: (p) => setup.image.tools[p] ?? null
+      which: (p) => setup.image.tools[p] ?? null,
+      rtappPLoadNs: pLoad === undefined ? undefined : () => pLoad
     })
   } catch (e) {
     if (isRealError(e, 'RealRefusal')) {
@@ -263,86 +266,26 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
     TOOLS: [...new Set(plans.flatMap((p) => p.processes.map((x) => x.argv[0].split('/').pop() ?? '')))].join(' ')
   }
   const files = plans.flatMap((p) => p.processes.flatMap((x) => (x.file ? [x.file] : [])))
-
-  removeStaleRunDirs()
-  let runDir: string
-  try {
-    runDir = mkdtempSync(join(tmpdir(), `schedlab-vm-${process.pid}-`))
-  } catch (e) {
-    throw diskError(e, tmpdir(), 'a VM run')
-  }
-  try {
-    const initrd = join(runDir, 'initrd')
-    const outFile = join(runDir, 'out.tar')
-    try {
-      writeFileSync(initrd, Buffer.concat([readFileSync(setup.image.path), runArchive(params, planText(plans, s.durationMs), files)]))
-      writeFileSync(outFile, '')
-    } catch (e) {
-      throw diskError(e, runDir, 'a VM run')
-    }
-    const durS = s.durationMs / 1000
-    let accel = setup.accel.accel
-    let guest
-    for (;;) {
-      const slow = accel === 'tcg' ? Math.max(4, 2 * ncpus) : 2
-      const bootBudgetMs = (opts.bootBudgetSec ?? (Number(process.env.SCHEDLAB_VM_BOOT_BUDGET_S) || 120)) * 1000
-      const budgetMs = (opts.budgetSec ?? (Number(process.env.SCHEDLAB_VM_BUDGET_S) || 0)) * 1000 || bootBudgetMs + (durS + STOP_GRACE_MS / 1000 + 30) * slow * 1000
-      const args = qemuArgs({ accel, seed: run.seed, vmlinuz: setup.kernel.vmlinuz, initrd, topologyArgs: qemuTopologyArgs(setup.topology, memoryMb), outFile })
-      progress('boot')
-      log(`booting ${setup.kernel.version} (${accel}, ${ncpus} vCPUs, ${memoryMb} MB)`)
-      try {
-        guest = await runGuest(args, {
-          helper: setup.helper,
-          bootBudgetMs: Math.min(bootBudgetMs, budgetMs),
-          budgetMs,
-          signal: opts.signal,
-          onConsole: process.env.SCHEDLAB_VM_CONSOLE ? (l) => log(`console: ${l}`) : undefined,
-          onMark: (m) => {
-            if (m === 'booted') log('booted')
-            if (m === 'running') {
-              progress('run')
-              log(`running ${plans.filter((p) => !p.skipped).map((p) => `${p.spec.name} (${p.tool})`).join(', ')} for ${durS} guest seconds`)
-            }
-            if (m === 'shipping') progress('ship')
-          }
-        })
-      } catch (e) {
-        if (isVmError(e, 'VmCancelled')) throw e
-        throw e
+  const durS = s.durationMs / 1000
+  const booted = await bootGuest(setup, opts, {
+    seed: run.seed,
+    params,
+    plan: planText(plans, s.durationMs),
+    files,
+    memoryMb,
+    durationMs: s.durationMs,
+    onMark: (m) => {
+      if (m === 'booted') progress('boot')
+      if (m === 'running') {
+        progress('run')
+        log(`running ${plans.filter((p) => !p.skipped).map((p) => `${p.spec.name} (${p.tool})`).join(', ')} for ${durS} guest seconds`)
       }
-      if (accel === 'kvm' && !guest.marks.includes('booted')) {
-        markKvmBroken('the guest did not boot under KVM')
-        log('the kernel did not boot under KVM here: retrying with TCG (and using TCG from now on)')
-        accel = 'tcg'
-        continue
-      }
-      break
+      if (m === 'shipping') progress('ship')
     }
-    const err = guest.marks.find((m) => m.startsWith('error:'))
-    if (err) throw guestError(err.slice(6).trim())
-    const tail = guest.console.filter((l) => l.trim() && !l.includes(GUEST_MARK)).slice(-4).map((l) => l.trim().slice(0, 200)).join(' | ')
-    if (!guest.marks.includes('booted')) {
-      const msg = `the kernel ${setup.kernel.image} did not boot (QEMU exited before the guest's init ran)${tail ? `; the console's last lines: ${tail}` : '; the console stayed silent'}`
-      throw setup.kernel.source === 'user' ? new VmRefusal(msg) : new VmFailure(msg)
-    }
-    if (!guest.marks.includes('done')) throw new VmFailure(`the guest stopped before it shipped its results (last report: ${guest.marks[guest.marks.length - 1]})${tail ? `; the console's last lines: ${tail}` : ''}`)
-
-    // ---- the guest's results
+  })
+  try {
     progress('analyze')
-    const out = join(runDir, 'out')
-    mkdirSync(out)
-    const x = spawnSync('tar', ['-x', '-f', outFile, '-C', out], { encoding: 'utf8' })
-    if (x.status !== 0) throw /No space left/i.test(x.stderr) ? diskError(new Error('No space left on device'), tmpdir(), 'a VM run') : new VmFailure(`the guest's results are unreadable (tar: ${x.stderr.trim().split('\n')[0]})`)
-    const text = (f: string): string => {
-      try {
-        return readFileSync(join(out, f), 'utf8')
-      } catch {
-        return ''
-      }
-    }
-    const report = parseGuestReport(text('run.txt'))
-    if (report.errors.length > 0) throw guestError(report.errors.map((e) => `${e.id}: ${e.message}`).join('; '))
-    if (!Number.isFinite(report.startNs) || !Number.isFinite(report.endNs)) throw new VmFailure("the guest's runner did not report its start and end")
+    const { out, guest, text, report, accel } = booted
     for (const k of report.killed) warnings.push(`${k}: did not end within ${STOP_GRACE_MS / 1000} s of its stop signal and was killed`)
     const formats = readdirSafe(join(out, 'formats')).map((f) => parseEventFormat(readFileSync(join(out, 'formats', f), 'utf8')))
     const pageSize = (Number(text('subbuf_kb').trim()) || 4) * 1024
@@ -395,7 +338,157 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
     progress('done')
     return { ...assembled.result, vm }
   } finally {
-    rmSync(runDir, { recursive: true, force: true })
+    booted.dispose()
+  }
+}
+
+/**
+ * rt-app's ns per loop in the guest, measured once in a guest of its own and cached: its
+ * calibration would otherwise run at each start, for seconds, among the workloads. Under TCG
+ * with icount the figure is a property of the binary and the icount shift.
+ */
+export async function rtappPLoad(setup: VmSetup, opts: VmOptions): Promise<number> {
+  const key = createHash('sha256').update(`${setup.image.key} ${setup.accel.accel} ${ICOUNT_SHIFT} ${setup.accel.accel === 'kvm' ? cpus()[0]?.model ?? '' : ''}`).digest('hex').slice(0, 16)
+  const file = join(setup.cacheDir, `rtapp-pload-${key}.json`)
+  try {
+    const v = Number((JSON.parse(readFileSync(file, 'utf8')) as { pLoadNs: number }).pLoadNs)
+    if (v > 0) return v
+  } catch {
+    // not measured yet
+  }
+  opts.log?.("measuring rt-app's ns per loop once in a guest (its calibration)")
+  const booted = await bootGuest(setup, opts, {
+    seed: 1,
+    params: { FEATURES: '', PREEMPT: '', BASE_SLICE_NS: '', BUFFER_KB: '64', EVENTS: REAL_EVENTS.join(' '), TOOLS: 'rt-app' },
+    plan: `duration_ms\t120000\nproc\tcal\t0\tSIGTERM\t0\t/out/cal.out\t-\t${setup.image.tools['rt-app']}\t/run/calibrate.json\n`,
+    files: [{ path: '/run/calibrate.json', text: rtappCalibrationJson('/tmp') }],
+    memoryMb: 512,
+    durationMs: 120_000
+  })
+  try {
+    const v = parseRtappPLoad(booted.text('cal.out'))
+    try {
+      writeFileSync(file, JSON.stringify({ pLoadNs: v, image: setup.image.key, accel: setup.accel.accel, icount: ICOUNT_SHIFT }) + '\n')
+    } catch (e) {
+      throw diskError(e, setup.cacheDir, "rt-app's calibration")
+    }
+    return v
+  } finally {
+    booted.dispose()
+  }
+}
+
+export interface BootRequest {
+  seed: number
+  params: Record<string, string>
+  plan: string
+  files: readonly { path: string; text: string }[]
+  memoryMb: number
+  durationMs: number
+  onMark?: (mark: string) => void
+}
+
+export interface BootedGuest {
+  /** The guest's /out, unpacked. */
+  out: string
+  guest: GuestRun
+  accel: 'kvm' | 'tcg'
+  text: (file: string) => string
+  report: GuestReport
+  /** Remove the run's files (kept with SCHEDLAB_VM_KEEP). */
+  dispose: () => void
+}
+
+/**
+ * One guest from boot to power-off: the image plus the run's archive as its initramfs, QEMU
+ * within the wall-clock budgets (KVM that cannot boot the kernel falls back to TCG), then the
+ * guest's /out unpacked and its runner's report read. Every failure is one clear error.
+ */
+export async function bootGuest(setup: VmSetup, opts: VmOptions, req: BootRequest): Promise<BootedGuest> {
+  const log = opts.log ?? (() => {})
+  const ncpus = setup.topology.cpus
+  removeStaleRunDirs()
+  let runDir: string
+  try {
+    runDir = mkdtempSync(join(tmpdir(), `schedlab-vm-${process.pid}-`))
+  } catch (e) {
+    throw diskError(e, tmpdir(), 'a VM run')
+  }
+  const dispose = (): void => {
+    if (process.env.SCHEDLAB_VM_KEEP) log(`kept the run's files in ${runDir} (SCHEDLAB_VM_KEEP)`)
+    else rmSync(runDir, { recursive: true, force: true })
+  }
+  try {
+    const initrd = join(runDir, 'initrd')
+    const outFile = join(runDir, 'out.tar')
+    try {
+      writeFileSync(initrd, Buffer.concat([readFileSync(setup.image.path), runArchive(req.params, req.plan, req.files)]))
+      writeFileSync(outFile, '')
+    } catch (e) {
+      throw diskError(e, runDir, 'a VM run')
+    }
+    const durS = req.durationMs / 1000
+    let accel = setup.accel.accel
+    let guest: GuestRun
+    for (;;) {
+      const slow = accel === 'tcg' ? Math.max(4, 2 * ncpus) : 2
+      const bootBudgetMs = (opts.bootBudgetSec ?? (Number(process.env.SCHEDLAB_VM_BOOT_BUDGET_S) || (accel === 'tcg' ? 120 : 40))) * 1000
+      const budgetMs = (opts.budgetSec ?? (Number(process.env.SCHEDLAB_VM_BUDGET_S) || 0)) * 1000 || bootBudgetMs + (durS + STOP_GRACE_MS / 1000 + 30) * slow * 1000
+      const args = qemuArgs({ accel, seed: req.seed, vmlinuz: setup.kernel.vmlinuz, initrd, topologyArgs: qemuTopologyArgs(setup.topology, req.memoryMb), outFile })
+      log(`booting ${setup.kernel.version} (${accel}, ${ncpus} vCPUs, ${req.memoryMb} MB)`)
+      let failed: Error | null = null
+      try {
+        guest = await runGuest(args, {
+          helper: setup.helper,
+          bootBudgetMs: Math.min(bootBudgetMs, budgetMs),
+          budgetMs,
+          signal: opts.signal,
+          onConsole: process.env.SCHEDLAB_VM_CONSOLE ? (l) => log(`console: ${l}`) : undefined,
+          onMark: (m) => {
+            if (m === 'booted') log('booted')
+            req.onMark?.(m)
+          }
+        })
+      } catch (e) {
+        if (accel !== 'kvm' || isVmError(e, 'VmCancelled')) throw e
+        failed = e as Error
+        guest = { console: [], marks: [], bootMs: null, wallMs: 0 }
+      }
+      if (accel === 'kvm' && !guest.marks.includes('booted')) {
+        markKvmBroken(failed?.message ?? 'the guest did not boot under KVM')
+        log('the kernel did not boot under KVM here: retrying with TCG (and using TCG from now on)')
+        accel = 'tcg'
+        continue
+      }
+      break
+    }
+    const err = guest.marks.find((m) => m.startsWith('error:'))
+    if (err) throw guestError(err.slice(6).trim())
+    const tail = guest.console.filter((l) => l.trim() && !l.includes(GUEST_MARK)).slice(-4).map((l) => l.trim().slice(0, 200)).join(' | ')
+    if (!guest.marks.includes('booted')) {
+      const msg = `the kernel ${setup.kernel.image} did not boot (QEMU exited before the guest's init ran)${tail ? `; the console's last lines: ${tail}` : '; the console stayed silent'}`
+      throw setup.kernel.source === 'user' ? new VmRefusal(msg) : new VmFailure(msg)
+    }
+    if (!guest.marks.includes('done')) throw new VmFailure(`the guest stopped before it shipped its results (last report: ${guest.marks[guest.marks.length - 1]})${tail ? `; the console's last lines: ${tail}` : ''}`)
+
+    const out = join(runDir, 'out')
+    mkdirSync(out)
+    const x = spawnSync('tar', ['-x', '-f', outFile, '-C', out], { encoding: 'utf8' })
+    if (x.status !== 0) throw /No space left/i.test(x.stderr) ? diskError(new Error('No space left on device'), tmpdir(), 'a VM run') : new VmFailure(`the guest's results are unreadable (tar: ${x.stderr.trim().split('\n')[0]})`)
+    const text = (f: string): string => {
+      try {
+        return readFileSync(join(out, f), 'utf8')
+      } catch {
+        return ''
+      }
+    }
+    const report = parseGuestReport(text('run.txt'))
+    if (report.errors.length > 0) throw guestError(report.errors.map((e) => `${e.id}: ${e.message}`).join('; '))
+    if (!Number.isFinite(report.startNs) || !Number.isFinite(report.endNs)) throw new VmFailure("the guest's runner did not report its start and end")
+    return { out, guest, accel, text, report, dispose }
+  } catch (e) {
+    dispose()
+    throw e
   }
 }
 

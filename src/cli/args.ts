@@ -38,6 +38,8 @@ export interface RunArgs {
   jobs?: number
   /** --replicas K: split each run into K parallel replicas (1: never); default automatic. */
   replicas?: number
+  /** --patch FILE: patch modules added to every variant that names no patch. */
+  patches: string[]
 }
 
 export interface ExplainArgs {
@@ -107,6 +109,7 @@ export type Command =
   | ({ cmd: 'compare' } & CompareArgs)
   | { cmd: 'validate'; file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean; host?: boolean }
+  | { cmd: 'patch'; action: 'new' | 'check'; target: string; json: boolean }
   | { cmd: 'serve'; args: string[] }
   | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
   | ({ cmd: 'real' } & RealArgs)
@@ -122,7 +125,7 @@ export const USAGE = `usage: schedlab COMMAND [options]
                [--topology NAME] [--published] [--json] [--out DIR] [--trace]
                [--set PATH=VALUE]... [--per-seed] [--precision WORKLOAD.METRIC:PCT [--max-seeds N]]
                [--trace-format ftrace|perfetto] [--jobs N] [--replicas K]
-               [--max-events N] [--max-total-events N] [--memory-share F]
+               [--max-events N] [--max-total-events N] [--memory-share F] [--patch FILE]...
       Simulate every variant x seed; per variant, its seeds pooled: each percentile with the
       half-width of its 95 % interval (docs/statistics.md); --per-seed adds each seed's table.
       The JSON carries "summary" and "comparisons" (every variant against the first).
@@ -130,6 +133,7 @@ export const USAGE = `usage: schedlab COMMAND [options]
       that figure is within 5 % of it, up to --max-seeds (default 100); METRIC: p50, p90, p99,
       p99.9 or time (hackbench). WORKLOAD is a workload name, type, or ct/hb/sb.
       --set changes one scenario field first, e.g. --set workloads[0].groups=4.
+      --patch FILE adds a patch module (docs/patches.md) to every variant that names no patch.
       --out DIR writes result.json and the normalized scenario; --trace writes each run's
       sched_switch/sched_waking trace as ftrace text (opens in Perfetto) there (or in .);
       --trace-format perfetto writes a Perfetto protobuf trace (*.perfetto-trace) instead, with
@@ -168,7 +172,13 @@ export const USAGE = `usage: schedlab COMMAND [options]
   topologies --host [--json]
       What this machine is as the "host" topology and kernel profile (Linux).
   patches | topologies | presets [--json]
-      List patch series and sched_feat flags, topology presets, bundled scenario presets.
+      List patch series and sched_feat flags (then the patch library's modules), topology
+      presets, bundled scenario presets.
+  patch new NAME|PATH
+      Write a patch module template (NAME.ts in the patch library, or PATH.ts) and print its path.
+  patch check FILE [--json]
+      Compile and load a patch module: its name, hooks, flags and parameters, or its problem
+      as FILE:LINE:COL (exit 2).
   serve [--port N] [--data-dir DIR]
       Host the workbench UI on 127.0.0.1.
   real SCENARIO [--variant NAME]... [--seeds N] [--duration-ms N] [--json] [--out DIR] [--trace]
@@ -239,7 +249,8 @@ const RUN_OPTIONS = {
   'max-seeds': { type: 'string' },
   'trace-format': { type: 'string' },
   jobs: { type: 'string' },
-  replicas: { type: 'string' }
+  replicas: { type: 'string' },
+  patch: { type: 'string', multiple: true }
 } as const
 
 const EXPLAIN_OPTIONS = {
@@ -341,7 +352,8 @@ function runArgs(argv: string[], cmd: string, options: typeof RUN_OPTIONS | type
     precision: precisionOpt(v.precision as string | undefined),
     maxSeeds: intOpt('max-seeds', v['max-seeds'] as string | undefined, 1, 1000),
     jobs: intOpt('jobs', v.jobs as string | undefined, 1, 256),
-    replicas: intOpt('replicas', v.replicas as string | undefined, 1, 256)
+    replicas: intOpt('replicas', v.replicas as string | undefined, 1, 256),
+    patches: (v.patch as string[] | undefined) ?? []
   }
 }
 
@@ -482,6 +494,13 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case 'serve':
       return { cmd: 'serve', args: [...rest] }
+    case 'patch': {
+      const r = nodeParse(rest, { json: { type: 'boolean' } }, 'patch')
+      const [action, target, extra] = r.positionals
+      if (action !== 'new' && action !== 'check') throw new UsageError(`patch: expected "new NAME" or "check FILE"${action ? `, got "${action}"` : ''}`)
+      if (!target || extra !== undefined) throw new UsageError(`patch ${action}: expected one ${action === 'new' ? 'NAME or PATH' : 'FILE'} argument`)
+      return { cmd: 'patch', action, target, json: r.values.json === true }
+    }
     case 'real': {
       const r = parse([...rest], { ...MEASURED_OPTIONS, 'quiet-wait': { type: 'string' } }, 1, 'real')
       const v = r.values

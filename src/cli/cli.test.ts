@@ -23,7 +23,7 @@ function result(name: string, seed: number, l: LatencySummary, timeSec?: number)
 describe('argument parsing', () => {
   it('parses run options', () => {
     expect(parseArgs(['run', 's.json', '--variant', 'a', '--variant', 'b', '--seed', '3', '--seeds', '2', '--duration-ms', '500', '--topology', 'smp-2', '--json', '--out', 'o', '--trace'])).toEqual({
-      cmd: 'run', file: 's.json', sets: [], variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true, perSeed: false, precision: undefined, maxSeeds: undefined, traceFormat: 'ftrace'
+      cmd: 'run', file: 's.json', sets: [], variants: ['a', 'b'], seed: 3, seeds: 2, durationMs: 500, topology: 'smp-2', maxEvents: undefined, published: false, json: true, out: 'o', trace: true, perSeed: false, precision: undefined, maxSeeds: undefined, traceFormat: 'ftrace', patches: []
     })
   })
 

@@ -19,12 +19,15 @@ import { inProcessExecutor, poolExecutor, runAll, workerCount } from './executor
 import { plansFor } from '../main/services/replica-runner'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
+import { cliPatchOptions, libraryListing } from './patch'
 
 export interface LoadOptions {
   topology?: string
   durationMs?: number
   maxEvents?: number
   sets?: SetArg[]
+  /** --patch FILE: added to every variant that names no patch. */
+  patches?: string[]
 }
 
 /** SCENARIO's text: a file path, else a preset id. */
@@ -52,7 +55,9 @@ export function parseScenarioText(text: string, file: string, io: CliIo, opts: L
     readFile: (path, from) => {
       const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
       return { text: io.readFile(full), file: path }
-    }
+    },
+    ...cliPatchOptions(),
+    ...(opts.patches?.length ? { addPatches: opts.patches } : {})
   })
 }
 
@@ -68,7 +73,7 @@ function printWarnings(s: Scenario, io: CliIo): void {
 
 /** Parse, apply the run options and expand to runs (exit 2 on any invalid input). */
 export function planRuns(a: RunArgs, io: CliIo): { scenario: Scenario; runs: RunSpec[] } {
-  const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets })
+  const s = loadScenario(a.file, io, { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents, sets: a.sets, patches: a.patches })
   printWarnings(s, io)
   return expandFor(s, a)
 }
@@ -269,7 +274,8 @@ export function listCommand(what: 'patches' | 'topologies' | 'presets', json: bo
     const switches = knownFeatureNames()
       .filter((n) => !features.some((f) => f.name === n))
       .map((name) => ({ name, patches: patches.filter((p) => p.switches.includes(name)).map((p) => p.name) }))
-    if (json) io.out(JSON.stringify({ patches, features, switches }, null, 2) + '\n')
+    const modules = libraryListing()
+    if (json) io.out(JSON.stringify({ patches, features, switches, modules }, null, 2) + '\n')
     else {
       io.out('Patches (variants[].patches):\n')
       for (const p of patches) io.out(`  ${p.name.padEnd(24)} ${p.doc}\n`)
@@ -277,6 +283,9 @@ export function listCommand(what: 'patches' | 'topologies' | 'presets', json: bo
       for (const f of features) io.out(`  ${f.name.padEnd(24)} ${f.doc}\n`)
       io.out('\nPatch switches (features; each patch turns its own on):\n')
       for (const sw of switches) io.out(`  ${sw.name.padEnd(24)} set by ${sw.patches.join(', ')}\n`)
+      io.out('\nPatch modules (variants[].patches by name, or any file by path; docs/patches.md):\n')
+      for (const m of modules) io.out(`  ${m.name.padEnd(24)} ${m.example ? '(example) ' : ''}${m.file}\n`)
+      io.out(`  (new ones: schedlab patch new NAME)\n`)
     }
     return 0
   }

@@ -9,7 +9,7 @@ export async function explainCommand(a: ExplainArgs, io: CliIo): Promise<number>
   const { scenario, runs } = planRuns({
     file: a.file, sets: a.sets, variants: a.variant !== undefined ? [a.variant] : [], seed: a.seed, seeds: 1,
     durationMs: a.durationMs, topology: a.topology, maxEvents: a.maxEvents, published: a.published,
-    json: a.json, trace: false, traceFormat: 'ftrace', perSeed: false
+    json: a.json, trace: false, traceFormat: 'ftrace', perSeed: false, patches: []
   }, io)
   if (a.variant === undefined && scenario.variants.length > 1) {
     throw new InputError(`explain: --variant is needed (variants: ${scenario.variants.map((v) => v.name).join(', ')})`)

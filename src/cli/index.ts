@@ -9,6 +9,8 @@ import { explainCommand } from './explain'
 import { calibrateCommand } from './calibrate'
 import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
+import { patchCheckCommand, patchNewCommand } from './patch'
+import { PatchError } from '../sim/patch-api/evaluate'
 
 /**
  * The headless `schedlab` command. `runCli` is the whole program minus process handling, so it
@@ -38,6 +40,8 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
         return listCommand(c.cmd, c.json, io)
       case 'serve':
         return await serve(c.args, io)
+      case 'patch':
+        return c.action === 'new' ? patchNewCommand(c.target, io) : patchCheckCommand(c.target, c.json, io)
       case 'analyze':
         return await analyzeCommand(c, io)
       case 'real':
@@ -56,6 +60,11 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
   } catch (e) {
     if (e instanceof ScenarioError) {
       io.err(e.format() + '\n')
+      return 2
+    }
+    if (e instanceof PatchError) {
+      // a patch module's problem while simulating (src/sim/patch-api): the user's code, located
+      io.err(`schedlab: ${e.message}\n`)
       return 2
     }
     if (e instanceof InputError) {

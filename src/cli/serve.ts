@@ -6,6 +6,7 @@ import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../main/
 import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
+import { defaultDataDir } from '../services/data-dir'
 import { limitArgs } from './args'
 import { defaultDataDir } from './data-dir'
 import type { HostLimits } from '../shared/ipc'

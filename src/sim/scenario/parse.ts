@@ -17,7 +17,7 @@ import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
 import { NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
-import { PatchError, UnknownPatchError, type PatchModuleSource } from '../patch-api/evaluate'
+import { paramProblem, PatchError, UnknownPatchError, type PatchModuleInfo, type PatchModuleSource } from '../patch-api/evaluate'
 
 export interface ParseOptions {
   /** Topology preset name replacing the scenario's (`--topology`). */
@@ -48,6 +48,18 @@ export interface ParseOptions {
    * only built-in patches are known.
    */
   readPatch?(ref: string, fromFile: string): PatchModuleSource
+  /**
+   * Runs a patch module's top level to learn its name, flags and parameters (evaluatePatch), so
+   * that a variant's "features" and "patchParams" are checked here with their JSON paths. Given by
+   * the command line (the user's own process); the workbench's hosts leave it out and the
+   * simulation worker checks the same when the run starts.
+   */
+  inspectPatch?(src: PatchModuleSource): PatchModuleInfo
+  /**
+   * Patches given on the command line (`--patch FILE`, relative to the working directory): added
+   * to every variant that names no patch.
+   */
+  addPatches?: string[]
 }
 
 /** What the simulator needs of the host machine, detected by the caller. */
@@ -159,19 +171,36 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     if (variantNames.has(v.name)) sink.error(['variants', i, 'name'], `duplicate variant name "${v.name}"`)
     variantNames.add(v.name)
     const mine: PatchModuleSource[] = (userPatches[i] = [])
+    const infos: PatchModuleInfo[] = []
+    const added = v.patches.length === 0 && opts.addPatches !== undefined && opts.addPatches.length > 0
+    if (added) v.patches = [...opts.addPatches!]
     v.patches.forEach((name, j) => {
       if (isKnownPatch(name)) return
-      const problem = readPatchModule(name, file, opts, mine)
-      if (problem === null) return
+      const problem = readPatchModule(name, added ? CWD_FILE : file, opts, mine)
+      if (added && problem !== null) {
+        sink.error(['variants', i, 'patches'], `--patch ${name}: ${problem === 'unknown' ? 'no such file or patch (see `schedlab patches`)' : problem}`)
+        return
+      }
+      if (problem === null) {
+        const info = inspectPatchModule(mine[mine.length - 1], opts, ['variants', i, 'patches', j], sink)
+        if (info) {
+          if (infos.some((x) => x.name === info.name)) sink.error(['variants', i, 'patches', j], `two patch modules of this variant are named "${info.name}"`)
+          infos.push(info)
+        }
+        return
+      }
       const hint = isPatchPath(name) ? undefined : closest(name, listPatches().map((x) => x.name))
       sink.error(['variants', i, 'patches', j], problem === 'unknown'
         ? `unknown patch "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\`${isPatchPath(name) ? '' : ' (a patch module is named by its path, e.g. "./my-idea.ts")'}`
         : problem)
     })
-    // a patch module's own flags are known once it is loaded (checkPatchModules)
-    checkFeatures(v.features, ['variants', i, 'features'], sink, mine.length > 0)
+    // a patch module's own flags are known once it is loaded
+    const inspected = opts.inspectPatch !== undefined && infos.length === mine.length
+    checkFeatures(v.features, ['variants', i, 'features'], sink, mine.length > 0 && !inspected, inspected ? infos : [])
     if (v.patchParams !== undefined && mine.length === 0) {
       sink.error(['variants', i, 'patchParams'], 'patchParams set the parameters of patch modules, and this variant has none')
+    } else if (v.patchParams !== undefined && inspected) {
+      checkPatchParams(v.patchParams, infos, ['variants', i, 'patchParams'], sink)
     }
   })
 
@@ -407,13 +436,49 @@ function readPatchModule(name: string, file: string, opts: ParseOptions, into: P
   }
 }
 
-function checkFeatures(features: Record<string, boolean>, path: JsonPath, sink: IssueSink, deferUpperCase = false): void {
+/** Run a patch module's top level (opts.inspectPatch) for its name, flags and parameters. */
+function inspectPatchModule(src: PatchModuleSource, opts: ParseOptions, path: JsonPath, sink: IssueSink): PatchModuleInfo | null {
+  if (!opts.inspectPatch) return null
+  try {
+    return opts.inspectPatch(src)
+  } catch (err) {
+    const e = err instanceof PatchError ? err : null
+    const at = e?.line !== undefined ? `${e.file}:${e.line}:${e.column ?? 1}` : src.file
+    sink.error(path, `patch module ${at}: ${err instanceof Error ? err.message : String(err)}`)
+    return null
+  }
+}
+
+/** "patchParams": { NAME: { param: value } } against the variant's patch modules. */
+function checkPatchParams(given: Record<string, Record<string, number>>, infos: readonly PatchModuleInfo[], path: JsonPath, sink: IssueSink): void {
+  for (const [name, values] of Object.entries(given)) {
+    const info = infos.find((x) => x.name === name)
+    if (!info) {
+      sink.error([...path, name], `no patch module of this variant is named "${name}" (its modules: ${infos.map((x) => x.name).join(', ')})`)
+      continue
+    }
+    for (const [k, v] of Object.entries(values)) {
+      const d = info.params[k]
+      if (!d) {
+        const names = Object.keys(info.params)
+        const hint = closest(k, names)
+        sink.error([...path, name, k], `patch ${name} declares no parameter "${k}"${hint ? ` (did you mean "${hint}"?)` : ''} (its parameters: ${names.join(', ') || 'none'})`)
+        continue
+      }
+      const problem = paramProblem(d, v)
+      if (problem) sink.error([...path, name, k], `${problem}${d.doc ? ` (${d.doc})` : ''}`)
+    }
+  }
+}
+
+function checkFeatures(features: Record<string, boolean>, path: JsonPath, sink: IssueSink, deferUpperCase = false, modules: readonly PatchModuleInfo[] = []): void {
   const known = knownFeatureNames()
+  const own = modules.flatMap((m) => Object.keys(m.features))
   for (const k of Object.keys(features)) {
-    if (known.includes(k)) continue
+    if (known.includes(k) || own.includes(k)) continue
     if (deferUpperCase && /^[A-Z][A-Z0-9_]*$/.test(k)) continue
-    const hint = closest(k, known)
-    sink.error([...path, k], `unknown feature "${k}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\``)
+    const hint = closest(k, [...own, ...known])
+    sink.error([...path, k], `unknown feature "${k}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`schedlab patches\`${modules.length ? ` (this variant's patch modules declare: ${own.join(', ') || 'none'})` : ''}`)
   }
 }
 

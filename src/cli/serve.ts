@@ -8,7 +8,6 @@ import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
 import { defaultDataDir } from '../services/data-dir'
 import { limitArgs } from './args'
-import { defaultDataDir } from './data-dir'
 import type { HostLimits } from '../shared/ipc'
 
 /**

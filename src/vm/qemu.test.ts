@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultDataDir } from '../cli/data-dir'
+import { defaultDataDir } from '../services/data-dir'
 import { parseScenario } from '../sim/scenario'
 import type { VariantResult } from '../shared/result'
 import { whichOnPath } from '../real/workloads'

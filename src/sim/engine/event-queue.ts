@@ -7,7 +7,7 @@
  * one target. Posting happens at non-decreasing instants, so the posting instant only matters
  * for an event posted on behalf of a later one (`pushPosted`): a coalesced batch's completion
  * sorts among same-instant events as its last operation's would have, had it been posted when
- * that operation began (core.ts armRunDone).
+ * that operation began (programs.ts armRunDone).
  *
  * Each event carries a kind, a target (CPU or task) and a generation number; owners cancel an
  * event by bumping their generation, and stale events are dropped when popped (cheaper than

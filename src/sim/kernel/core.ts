@@ -1,8 +1,9 @@
 /**
  * The modeled kernel core (kernel/sched/core.c): per-CPU runqueues with class precedence
- * stop > RT > fair > idle, __schedule(), try_to_wake_up(), the tick, idle states and IPIs, and
- * the execution of task programs. All state lives in typed arrays indexed by task or CPU;
- * the event loop allocates nothing per event.
+ * stop > RT > fair > idle, __schedule(), try_to_wake_up(), the tick, idle states and IPIs. All
+ * state lives in typed arrays indexed by task or CPU. Beside it: the execution of task programs
+ * (programs.ts), hrtimer sleeps and their interrupts (hrtimer.ts) and the event loop
+ * (events.ts), which allocates nothing per event.
  *
  * Execution model: a CPU runs its current task's action (CPU work or wall time) from
  * segStart; a run-done event fires when the action completes, and the task's program then
@@ -14,9 +15,7 @@
  * Kernel interface of sched.ts, which this class implements.
  */
 import { EventQueue } from '../engine/event-queue'
-// eq.pushKeyed slots (one live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu,
-// FAIR_SERVER 3n+cpu, TIMER 4n+task
-import { Prng, lognormalMean1 } from '../engine/prng'
+import { Prng } from '../engine/prng'
 import { LogHistogram } from '../metrics/histogram'
 import type { LatencyBatches } from '../metrics/batches'
 import type { Topology, IdleStateSpec } from './topology-types'
@@ -27,39 +26,33 @@ import {
   type TaskAttrs, type TaskProgram
 } from './api'
 import { EevdfTree, NIL } from './eevdf-tree'
-import { calcDeltaFair, floorDiv, niceToWeight, WEIGHT_IDLEPRIO } from './weights'
+import { niceToWeight, WEIGHT_IDLEPRIO } from './weights'
 import {
   avgVruntime, dequeueTaskFair, enqueueTaskFair,
-  lagLimit, putPrevEntity, recomputeAvg, reweightTask, setNextTaskFair, refreshRqMinSlice,
-  DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
+  putPrevEntity, setNextTaskFair, refreshRqMinSlice,
+  DEQUEUE_DELAYED, DEQUEUE_SLEEP, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
   DEQUEUE_MIGRATING, ENQUEUE_RESTORE, DEQUEUE_SAVE
 } from './fair'
-import { P_6_6, P_TIP26, PREEMPT_FULL, PREEMPT_LAZY, PREEMPT_VOLUNTARY } from './features'
+import { P_6_6, PREEMPT_FULL, PREEMPT_LAZY } from './features'
 import { RtClass } from './rt'
 import { FairServer } from './fair-server'
 import { SimplePlacement } from './placement'
 import { KERNEL_FNS } from './fns'
 import {
-  ACT_BLOCK, ACT_EXIT, ACT_NONE, ACT_RUN, ACT_RUN_KERNEL, ACT_RUN_WALL, ACT_SLEEP, ACT_YIELD, CPU_AWAKE_IDLE, CPU_BUSY,
-  CPU_IDLE, KernelInvariantError, TASK_DEAD, TASK_NEW, TASK_RUNNING, TASK_SLEEPING,
-  type Kernel as SchedKernel, type KernelFns, type LoadHooks, type Placement, type StopWork
+  ACT_BLOCK, ACT_EXIT, ACT_NONE, ACT_RUN, ACT_RUN_KERNEL, ACT_RUN_WALL, ACT_SLEEP, ACT_YIELD, CPU_BUSY,
+  CPU_IDLE, EV_CALLBACK, EV_FAIR_SERVER, EV_FORK, EV_HRTICK, EV_IPI, EV_STOPPER, EV_TICK, KernelInvariantError, TASK_NEW,
+  TASK_RUNNING, TASK_SLEEPING, type Kernel as SchedKernel, type KernelFns, type LoadHooks, type Placement, type StopWork
 } from './sched'
 import {
   WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
 } from './recording'
-
-// event kinds
-const EV_FORK = 1
-const EV_RUN_DONE = 2
-const EV_TIMER = 3
-const EV_TIMER_IRQ = 4
-const EV_IPI = 5
-const EV_IDLE_EXIT = 6
-const EV_TICK = 7
-const EV_HRTICK = 8
-const EV_STOPPER = 9
-const EV_CALLBACK = 10
-const EV_FAIR_SERVER = 11
+import {
+  accountProgress, armRunDone, batchPoint, fork, opEndPending, runLeft, runOpsLeft, setAffinity, setAttrs, setRunLeft,
+  terminal
+} from './programs'
+import { setTimerDelay, unlinkSlackTimer } from './hrtimer'
+import { runUntil, stallCpu } from './events'
+import { enterIdle } from './idle'
 
 const NO_LOAD_HOOKS: LoadHooks = {
   enqueueEntityLoad() {},
@@ -210,8 +203,8 @@ export class Kernel implements SchedKernel {
   nrSwitches!: Float64Array
   nrMigrations!: Float64Array
   nrWakeups!: Float64Array
-  private stepGuard!: Int32Array
-  private stepGuardAt!: Float64Array
+  stepGuard!: Int32Array
+  stepGuardAt!: Float64Array
 
   // ---- per CPU ------------------------------------------------------------------------------
   curr: Int32Array
@@ -226,14 +219,12 @@ export class Kernel implements SchedKernel {
   preemptPoint: Uint8Array
   stopDeferred: Uint8Array
   stallUntil: Float64Array
-  private anyStall = false
-  /** Timer delivery delay of a virtual machine (setTimerDelay): mean ns (0 = none), log-spread. */
-  private timerDelayNs = 0
-  private timerDelaySigma = 1
+  anyStall = false
+  timerDelayNs = 0
+  timerDelaySigma = 1
   mode: Uint8Array
   cpuRate: Float64Array
-  /** The fastest any CPU runs (capacity_orig / 1024 at its highest frequency): opDoneNotBefore(). */
-  private maxCpuRate = 0
+  maxCpuRate = 0
   segStart: Float64Array
   pendingStall: Float64Array
   lastStallAt: Float64Array
@@ -269,9 +260,9 @@ export class Kernel implements SchedKernel {
   rqMinSlice: Float64Array
   cfsTasksHead: Int32Array
   tree: EevdfTree
-  private stopWork: (StopWork | null)[]
-  private callbacks: (() => void)[] = []
-  private freeCallbacks: number[] = []
+  stopWork: (StopWork | null)[]
+  callbacks: (() => void)[] = []
+  freeCallbacks: number[] = []
 
   // ---- global counters ------------------------------------------------------------------------
   events = 0
@@ -294,6 +285,8 @@ export class Kernel implements SchedKernel {
   counters: Record<string, number> = {}
   warnings: string[] = []
   private warnedSlice66 = false
+  sumExecBase: Float64Array | null = null
+  warmupEvents = 0
 
   /** in_task(): the code runs in a task's context (its syscall), not in an interrupt. */
   get inTask(): boolean {
@@ -306,24 +299,22 @@ export class Kernel implements SchedKernel {
   }
 
   thisCpu = -1
-  /** Task whose program is executing (the waker for wakeups). */
-  private stepping = NIL
-  private stepAction = ACT_NONE
-  private stepArg = 0
-  private stepArg2 = 0
-  private stepOp = 0
-  private localResched: Int32Array
-  private localReschedN = 0
+  stepping = NIL
+  stepAction = ACT_NONE
+  stepArg = 0
+  stepArg2 = 0
+  stepOp = 0
+  localResched: Int32Array
+  localReschedN = 0
   /** CPU whose pick_next_task() is running (its overhead delays the task it picks). */
   private pickingCpu = -1
-  /** The current schedule() call comes from sched_yield() (a voluntary switch). */
-  private yielding = false
-  private localReschedMark: Uint8Array
-  private idleStates: IdleStateSpec[][]
-  private liveTasks = 0
-  /** A task exited: the stop condition (every workload done) is worth checking now. */
-  private exitedSinceCheck = false
+  yielding = false
+  localReschedMark: Uint8Array
+  idleStates: IdleStateSpec[][]
+  liveTasks = 0
+  exitedSinceCheck = false
   onTaskExit: ((task: number) => void) | null = null
+  opNotBefore = 0
 
   constructor(readonly topo: Topology, readonly cfg: KernelConfig, seed: number, taskCapacity = 64) {
     this.ncpus = topo.cpus.length
@@ -412,7 +403,7 @@ export class Kernel implements SchedKernel {
     return t
   }
 
-  private allocTask(attrs: TaskAttrs, program: TaskProgram): number {
+  allocTask(attrs: TaskAttrs, program: TaskProgram): number {
     if (this.ntasks === this.cap) this.growTasks()
     const t = this.ntasks++
     this.attrs.push(attrs)
@@ -426,7 +417,7 @@ export class Kernel implements SchedKernel {
     return t
   }
 
-  private applyAttrs(t: number, a: Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>): void {
+  applyAttrs(t: number, a: Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>): void {
     this.policy[t] = a.policy
     this.rtPrio[t] = isRtPolicy(a.policy) ? Math.max(1, Math.min(99, a.rtPriority)) : 0
     this.weight[t] = a.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(a.nice)
@@ -449,7 +440,7 @@ export class Kernel implements SchedKernel {
     this.uclampMax[t] = Math.max(0, Math.min(1024, a.uclampMax))
   }
 
-  private setAffinityMask(t: number, cpus: readonly number[] | null): void {
+  setAffinityMask(t: number, cpus: readonly number[] | null): void {
     const c = this.ncpus
     const base = t * c
     let n = 0
@@ -620,7 +611,7 @@ export class Kernel implements SchedKernel {
     else {
       this.sendIpi(cpu)
       // a syscall returning before the IPI arrives sees the flag
-      this.batchPoint(cpu)
+      batchPoint(this, cpu)
     }
   }
 
@@ -636,7 +627,7 @@ export class Kernel implements SchedKernel {
       if (this.rec !== null) this.rec.resched(cpu, true)
       this.needReschedLazy[cpu] = 1
       if (cpu === this.thisCpu) this.markLocal(cpu)
-      else this.batchPoint(cpu)
+      else batchPoint(this, cpu)
       return
     }
     this.reschedCurr(cpu)
@@ -654,7 +645,7 @@ export class Kernel implements SchedKernel {
    * TIF_NEED_RESCHED, or at a preemption point: the end of its section, a might_resched()
    * point (voluntary).
    */
-  private reschedDue(cpu: number): boolean {
+  reschedDue(cpu: number): boolean {
     if (this.preemptPoint[cpu] !== 0) return this.needResched[cpu] !== 0 || this.needReschedLazy[cpu] !== 0
     if (this.needResched[cpu] !== 0) return this.cfg.preemptModel >= PREEMPT_FULL || !this.inKernel(cpu)
     return this.needReschedLazy[cpu] !== 0 && !this.inKernel(cpu)
@@ -664,7 +655,7 @@ export class Kernel implements SchedKernel {
    * The running task reached a preemption point (its syscall returns, its kernel section
    * ends): a reschedule or a stopper that had to wait for it happens now.
    */
-  private atPreemptionPoint(cpu: number): void {
+  atPreemptionPoint(cpu: number): void {
     if (this.stopDeferred[cpu] !== 0) {
       this.stopDeferred[cpu] = 0
       this.eq.push(this.now, EV_STOPPER, cpu, 0)
@@ -675,7 +666,7 @@ export class Kernel implements SchedKernel {
     this.markLocal(cpu)
   }
 
-  private markLocal(cpu: number): void {
+  markLocal(cpu: number): void {
     if (this.localReschedMark[cpu] !== 0) return
     this.localReschedMark[cpu] = 1
     this.localResched[this.localReschedN++] = cpu
@@ -687,54 +678,9 @@ export class Kernel implements SchedKernel {
     this.eq.push(this.now + this.cfg.costs.ipiNs, EV_IPI, cpu, 0)
   }
 
-  /** Wake a CPU out of its idle state: returns the time it can execute code again. */
-  private exitIdle(cpu: number): number {
-    if (this.mode[cpu] === CPU_IDLE) {
-      const idleFor = this.now - this.idleStart[cpu]
-      this.noteIdleDuration(cpu, idleFor)
-      const st = this.idleStates[cpu][this.idleState[cpu]]
-      this.mode[cpu] = CPU_AWAKE_IDLE
-      this.wakeDoneAt[cpu] = this.now + Math.round(st.exitLatencyUs * 1000)
-      this.nrIdleExits++
-      if (this.rec !== null) this.rec.idleExit(cpu, this.wakeDoneAt[cpu])
-    }
-    return this.wakeDoneAt[cpu] > this.now ? this.wakeDoneAt[cpu] : this.now
-  }
-
-  private noteIdleDuration(cpu: number, idleFor: number): void {
-    // cpuidle-governor-like prediction, and rq->avg_idle (update_avg: 1/8 EWMA, capped)
-    this.idlePredictNs[cpu] += (idleFor - this.idlePredictNs[cpu]) / 8
-    const cap = 2 * this.maxIdleBalanceCost(cpu)
-    let a = this.avgIdle[cpu] + (idleFor - this.avgIdle[cpu]) / 8
-    if (a > cap) a = cap
-    this.avgIdle[cpu] = a
-  }
-
   /** max_idle_balance_cost (set by the balancer; migration cost until then). */
   maxIdleBalanceCost(_cpu: number): number {
     return this.cfg.migrationCostNs
-  }
-
-  private enterIdle(cpu: number): void {
-    this.mode[cpu] = CPU_IDLE
-    this.schedStall[cpu] = 0
-    this.idleStart[cpu] = this.now
-    this.idleEnterTs[cpu] = this.now
-    const states = this.idleStates[cpu]
-    const predicted = this.idlePredictNs[cpu]
-    let s = 0
-    const qos = this.cpuLatencyQosNs
-    for (let i = states.length - 1; i > 0; i--) {
-      if (states[i].targetResidencyUs * 1000 <= predicted && states[i].exitLatencyUs * 1000 <= qos) {
-        s = i
-        break
-      }
-    }
-    this.idleState[cpu] = s
-    if (this.rec !== null) this.rec.idleEnter(cpu, s)
-    this.tickGen[cpu]++
-    this.tickArmed[cpu] = 0
-    this.hrtickGen[cpu]++
   }
 
   /** Charge modeled CPU work (scheduler overhead) to cpu: stalls its current task. */
@@ -749,7 +695,7 @@ export class Kernel implements SchedKernel {
     } else {
       // the progress made so far is kept: the stall only delays what is left
       if (this.segStart[cpu] < this.now) {
-        this.accountProgress(cpu, this.curr[cpu])
+        accountProgress(this, cpu, this.curr[cpu])
         this.segStart[cpu] = this.now
       }
       this.segStart[cpu] += dt
@@ -765,9 +711,9 @@ export class Kernel implements SchedKernel {
     if (rate > this.maxCpuRate) this.maxCpuRate = rate
     const t = this.curr[cpu]
     if (t !== NIL && (this.action[t] === ACT_RUN || this.action[t] === ACT_RUN_KERNEL)) {
-      this.accountProgress(cpu, t)
+      accountProgress(this, cpu, t)
       this.cpuRate[cpu] = rate
-      this.armRunDone(cpu, t)
+      armRunDone(this, cpu, t)
       return
     }
     this.cpuRate[cpu] = rate
@@ -800,7 +746,7 @@ export class Kernel implements SchedKernel {
         const stall = this.schedStall[cpu]
         this.schedStall[cpu] = 0
         if (this.segStart[cpu] < this.now) {
-          this.accountProgress(cpu, prev)
+          accountProgress(this, cpu, prev)
           this.segStart[cpu] = this.now
         }
         this.segStart[cpu] += stall
@@ -815,7 +761,7 @@ export class Kernel implements SchedKernel {
     this.curr[cpu] = next
     if (next === NIL) {
       if (this.mode[cpu] === CPU_BUSY) this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
-      this.enterIdle(cpu)
+      enterIdle(this, cpu)
     } else {
       if (this.mode[cpu] !== CPU_BUSY) {
         this.mode[cpu] = CPU_BUSY
@@ -861,7 +807,7 @@ export class Kernel implements SchedKernel {
   }
 
   /** put_prev_set_next_task() */
-  private putPrevSetNext(cpu: number, prev: number, next: number): void {
+  putPrevSetNext(cpu: number, prev: number, next: number): void {
     if (prev === next) return
     // hrtick_clear() in __schedule(): the next fair task arms its own
     if (this.f.HRTICK) this.hrtickGen[cpu]++
@@ -878,27 +824,12 @@ export class Kernel implements SchedKernel {
     }
   }
 
-  private accountProgress(cpu: number, t: number): void {
-    const a = this.action[t]
-    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
-    const ran = this.now - this.segStart[cpu]
-    if (ran > 0) {
-      if (this.batchOp[t] > 0 && a === ACT_RUN_KERNEL) {
-        this.remaining[t] = batchLeftAfter(this.remaining[t], ran, this.batchOp[t], this.cpuRate[cpu])
-      } else {
-        const done = a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
-        this.remaining[t] = this.remaining[t] > done ? this.remaining[t] - done : 0
-      }
-      this.segStart[cpu] = this.now
-    }
-  }
-
-  private switchOut(cpu: number, prev: number): void {
+  switchOut(cpu: number, prev: number): void {
     const before = this.remaining[prev]
-    this.accountProgress(cpu, prev)
+    accountProgress(this, cpu, prev)
     // a batch switched out exactly as a syscall's work is done: that syscall completes when the
     // task runs again if the one-by-one run would have handled the switch first
-    if (this.batchOp[prev] > 0 && this.remaining[prev] !== before) this.opPending[prev] = this.opEndPending(cpu, prev) ? 1 : 0
+    if (this.batchOp[prev] > 0 && this.remaining[prev] !== before) this.opPending[prev] = opEndPending(this, cpu, prev) ? 1 : 0
     this.runDoneGen[cpu]++
     this.pendingStall[cpu] = 0
     if (this.state[prev] === TASK_RUNNING) this.nrInvoluntarySwitches++
@@ -939,48 +870,7 @@ export class Kernel implements SchedKernel {
       this.lastTaskOn[cpu] = next
       if (last !== this.lastWaker[next]) this.segStart[cpu] += Math.ceil(this.cfg.costs.coldSwitchWorkNs / this.cpuRate[cpu])
     }
-    this.armRunDone(cpu, next)
-  }
-
-  /**
-   * `virtual`: the re-arm of a coalesced batch that the one-by-one run does not make (a batch
-   * cut short, a preemption point set): the syscall in flight keeps the posting instant it has
-   * one by one.
-   */
-  private armRunDone(cpu: number, t: number, virtual = false): void {
-    const gen = ++this.runDoneGen[cpu]
-    // a stall charged before this point already moved segStart: the new event includes it
-    this.pendingStall[cpu] = 0
-    const start = this.segStart[cpu] > this.now ? this.segStart[cpu] : this.now
-    const a = this.action[t]
-    let dur = 0
-    if (a === ACT_RUN) dur = Math.ceil(this.remaining[t] / this.cpuRate[cpu])
-    else if (a === ACT_RUN_WALL) dur = Math.ceil(this.remaining[t])
-    else if (a === ACT_RUN_KERNEL) {
-      // up to the section's next might_resched() point, if it has one
-      if (this.batchOp[t] > 0) dur = batchDur(this.remaining[t], this.pointAt[t], this.batchOp[t], this.cpuRate[cpu])
-      else dur = Math.ceil((this.pointAt[t] > 0 ? this.remaining[t] - this.pointAt[t] : this.remaining[t]) / this.cpuRate[cpu])
-    }
-    const end = start + dur
-    // a coalesced batch ends when its last operation would have: among the events of that
-    // instant, it comes after those posted before that operation began (event-queue.ts); with
-    // one operation left, that one began already and is (re)armed now, as one by one
-    let at = this.now
-    const op = this.batchOp[t]
-    if (op > 0 && a !== ACT_RUN_WALL) {
-      const left = this.remaining[t]
-      if (left - (this.pointAt[t] > 0 ? this.pointAt[t] : 0) > op + 1e-6) {
-        const lastBegins = end - Math.ceil(op / this.cpuRate[cpu])
-        if (lastBegins > at) at = lastBegins
-      } else if (virtual) {
-        at = this.opPostedAt(cpu, t, left, Math.ceil(left / op - 1e-9) * op - left)
-      }
-    }
-    if (!virtual) {
-      this.armedAt[t] = this.now
-      this.armedLeft[t] = this.remaining[t]
-    }
-    this.eq.pushKeyed(cpu, end, EV_RUN_DONE, cpu, gen, at)
+    armRunDone(this, cpu, next)
   }
 
   // =============================================================================================
@@ -994,7 +884,7 @@ export class Kernel implements SchedKernel {
   tryToWakeUp(p: number, wakeFlags: number, latencyFrom: number): boolean {
     if (this.state[p] !== TASK_SLEEPING) return false
     this.timerGen[p]++
-    if (this.slackOn[p] !== 0) this.unlinkSlackTimer(p)
+    if (this.slackOn[p] !== 0) unlinkSlackTimer(this, p)
     this.state[p] = TASK_RUNNING
     this.wakeTs[p] = latencyFrom
     this.ttwuAt[p] = this.now
@@ -1067,7 +957,7 @@ export class Kernel implements SchedKernel {
   }
 
   /** sched_ttwu_pending(): the target CPU activates the tasks queued on its wake list. */
-  private flushWakeList(cpu: number): void {
+  flushWakeList(cpu: number): void {
     if (this.ttwuPending[cpu] === 0) return
     const prevThis = this.thisCpu
     this.thisCpu = cpu
@@ -1148,7 +1038,7 @@ export class Kernel implements SchedKernel {
   }
 
   /** wake_up_new_task(): first enqueue of a forked task. */
-  private wakeUpNewTask(p: number, parentCpu: number, startCpu: number): void {
+  wakeUpNewTask(p: number, parentCpu: number, startCpu: number): void {
     this.state[p] = TASK_RUNNING
     this.vlag[p] = 0
     this.vruntime[p] = 0
@@ -1178,7 +1068,7 @@ export class Kernel implements SchedKernel {
   }
 
   /** sched_tick() */
-  private schedulerTick(cpu: number): void {
+  schedulerTick(cpu: number): void {
     // PREEMPT_LAZY: a lazy reschedule still pending at the tick becomes a real one (it then
     // preempts kernel code too); one raised by this tick is acted on at its irq exit to user
     if (this.needReschedLazy[cpu] !== 0) this.reschedCurr(cpu)
@@ -1220,7 +1110,7 @@ export class Kernel implements SchedKernel {
   }
 
   // =============================================================================================
-  // Task programs (TaskContext)
+  // Task programs: the TaskContext a program's step() receives (programs.ts runs them)
   // =============================================================================================
 
   /** hrtimer slack of a task's sleeps: none for RT (hrtimer_nanosleep), 50 us by default otherwise. */
@@ -1234,92 +1124,26 @@ export class Kernel implements SchedKernel {
     return this.taskCpu[task]
   }
 
-  private terminal(task: number, act: number, arg: number): void {
-    if (task !== this.stepping) throw new KernelInvariantError(`task ${this.attrs[task]?.name} acted outside its step`)
-    if (this.stepAction !== ACT_NONE) throw new KernelInvariantError(`task ${this.attrs[task].name} chose two actions in one step`)
-    this.stepAction = act
-    this.stepArg = arg
-  }
-
   unmeasuredWakeup(task: number): void { this.unmeasured[task] = 1 }
-  run(task: number, workNs: number): void { this.terminal(task, ACT_RUN, workNs) }
+  run(task: number, workNs: number): void { terminal(this, task, ACT_RUN, workNs) }
   runKernel(task: number, workNs: number, pointEveryNs = 0): void {
-    this.terminal(task, ACT_RUN_KERNEL, workNs)
+    terminal(this, task, ACT_RUN_KERNEL, workNs)
     this.stepArg2 = pointEveryNs
   }
   runOps(task: number, ops: number, opNs: number): void {
-    this.terminal(task, ACT_RUN_KERNEL, ops * opNs)
+    terminal(this, task, ACT_RUN_KERNEL, ops * opNs)
     this.stepArg2 = 0
     this.stepOp = opNs
   }
-  runFor(task: number, wallNs: number): void { this.terminal(task, ACT_RUN_WALL, wallNs) }
-  sleepUntil(task: number, absNs: number): void { this.terminal(task, ACT_SLEEP, absNs) }
-  sleepFor(task: number, ns: number): void { this.terminal(task, ACT_SLEEP, this.now + ns) }
-  block(task: number): void { this.terminal(task, ACT_BLOCK, 0) }
-  yieldTask(task: number): void { this.terminal(task, ACT_YIELD, 0) }
-  exit(task: number): void { this.terminal(task, ACT_EXIT, 0) }
+  runFor(task: number, wallNs: number): void { terminal(this, task, ACT_RUN_WALL, wallNs) }
+  sleepUntil(task: number, absNs: number): void { terminal(this, task, ACT_SLEEP, absNs) }
+  sleepFor(task: number, ns: number): void { terminal(this, task, ACT_SLEEP, this.now + ns) }
+  block(task: number): void { terminal(this, task, ACT_BLOCK, 0) }
+  yieldTask(task: number): void { terminal(this, task, ACT_YIELD, 0) }
+  exit(task: number): void { terminal(this, task, ACT_EXIT, 0) }
 
   wake(target: number, flags: number): boolean {
     return this.tryToWakeUp(target, flags, this.now)
-  }
-
-  fork(attrs: TaskAttrs, program: TaskProgram): number {
-    const t = this.allocTask(attrs, program)
-    const parentCpu = this.thisCpu
-    this.wakeUpNewTask(t, parentCpu, -1)
-    return t
-  }
-
-  setAttrs(task: number, change: Partial<Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>>): void {
-    const a = this.attrs[task]
-    const next = { ...a, ...change }
-    this.attrs[task] = next
-    const cpu = this.taskCpu[task]
-    const queued = this.onRq[task] !== 0 && cpu >= 0
-    const running = queued && this.curr[cpu] === task
-    const newWeight = next.policy === SCHED_IDLE ? WEIGHT_IDLEPRIO : niceToWeight(next.nice)
-    const restore = isRtPolicy(next.policy) !== isRtPolicy(a.policy) || next.policy !== a.policy ||
-      (isRtPolicy(next.policy) && next.rtPriority !== a.rtPriority) || next.sliceNs !== a.sliceNs
-    if (!restore) {
-      // set_user_nice(): reweight in place
-      if (this.isFair(task)) reweightTask(this, Math.max(cpu, 0), task, newWeight)
-      else this.weight[task] = newWeight
-      this.uclampMin[task] = Math.max(0, Math.min(1024, next.uclampMin))
-      this.uclampMax[task] = Math.max(0, Math.min(1024, next.uclampMax))
-      return
-    }
-    // __sched_setscheduler(): dequeue (DEQUEUE_SAVE), change, enqueue (ENQUEUE_RESTORE)
-    if (queued) {
-      if (running) this.putPrevSetNext(cpu, task, NIL)
-      this.deactivateTask(cpu, task, DEQUEUE_SAVE)
-    }
-    this.applyAttrs(task, next)
-    if (queued) {
-      this.activateTask(cpu, task, ENQUEUE_RESTORE)
-      if (running) this.putPrevSetNext(cpu, NIL, task)
-      this.reschedCurr(cpu)
-    }
-  }
-
-  setAffinity(task: number, cpus: readonly number[] | null): void {
-    this.attrs[task] = { ...this.attrs[task], cpus }
-    this.setAffinityMask(task, cpus)
-    const cpu = this.taskCpu[task]
-    if (cpu >= 0) this.placement.affinityChanged?.(cpu)
-    if (cpu < 0 || this.cpuAllowed(task, cpu)) return
-    // __set_cpus_allowed_ptr(): a running task is moved by its CPU's stopper; a queued one directly
-    if (this.curr[cpu] === task) {
-      this.queueStopWork(cpu, {
-        run: (k, c) => {
-          if (k.curr[c] !== NIL || k.taskCpu[task] !== c || k.state[task] !== TASK_RUNNING || k.cpuAllowed(task, c)) return
-          const dst = k.selectTaskRq(task, c, 0)
-          k.moveQueuedTask(task, dst)
-        }
-      })
-    } else if (this.onRq[task] !== 0 && this.state[task] === TASK_RUNNING) {
-      const dst = this.selectTaskRq(task, cpu, 0)
-      this.moveQueuedTask(task, dst)
-    }
   }
 
   random(): number {
@@ -1330,657 +1154,23 @@ export class Kernel implements SchedKernel {
     return this.state[task] === TASK_SLEEPING
   }
 
-  runLeft(task: number): number {
-    const a = this.action[task]
-    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return 0
-    let left = this.remaining[task]
-    const cpu = this.taskCpu[task]
-    if (cpu >= 0 && this.curr[cpu] === task && this.now > this.segStart[cpu]) {
-      const ran = this.now - this.segStart[cpu]
-      if (this.batchOp[task] > 0 && a === ACT_RUN_KERNEL) return batchLeftAfter(left, ran, this.batchOp[task], this.cpuRate[cpu])
-      left -= a === ACT_RUN_WALL ? ran : ran * this.cpuRate[cpu]
-    }
-    return left > 0 ? left : 0
-  }
-
-  setRunLeft(task: number, workNs: number): void {
-    const a = this.action[task]
-    if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
-    const cpu = this.taskCpu[task]
-    const running = cpu >= 0 && this.curr[cpu] === task
-    if (running) this.accountProgress(cpu, task)
-    // a preemption point keeps its place in the work (the end moved); one beyond the new end
-    // is the end itself
-    if (this.pointAt[task] > 0) {
-      const p = this.pointAt[task] + workNs - this.remaining[task]
-      this.pointAt[task] = p >= 1 ? p : 0
-    }
-    this.remaining[task] = workNs
-    if (running) this.armRunDone(cpu, task, true)
-  }
-
-  /** The bound the last runOpsLeft() found (TaskContext.opDoneNotBefore). */
-  private opNotBefore = 0
-
-  opDoneNotBefore(): number {
-    return this.opNotBefore
-  }
-
-  runOpsLeft(task: number): number {
-    const op = this.batchOp[task]
-    const left = this.runLeft(task)
-    this.opNotBefore = this.now
-    if (op <= 0) return left > 0 ? 1 : 0
-    const k = Math.round(left / op)
-    const cpu = this.taskCpu[task]
-    if (k > 0 && cpu >= 0 && Math.abs(left - k * op) < this.cpuRate[cpu]) {
-      // at a syscall's end: now (if running), or when it was switched out
-      const running = this.curr[cpu] === task && this.now > this.segStart[cpu]
-      const pending = running ? this.opEndPending(cpu, task, left) : this.opPending[task] !== 0
-      return pending ? k + 1 : k
-    }
-    const ops = Math.ceil(left / op - 1e-9)
-    // the operation in flight, progressing at the fastest rate any CPU has from now on; at an
-    // operation's boundary the one ending now may still count as done at this instant
-    if (left > 0 && Math.abs(left - k * op) >= 1) this.opNotBefore = this.now + Math.floor((left - (ops - 1) * op) / this.maxCpuRate) - 1
-    return ops
-  }
-
-  /**
-   * The syscall of a batch ending at this very instant is still in flight if the one-by-one run
-   * would handle its end after the event being handled now: that end would have been posted
-   * when the syscall began (event-queue.ts order: time, posting instant, target).
-   */
-  private opEndPending(cpu: number, task: number, left = this.remaining[task]): boolean {
-    const op = this.batchOp[task]
-    const k = Math.round(left / op)
-    if (k <= 0 || Math.abs(left - k * op) >= this.cpuRate[cpu]) return false
-    const began = this.opPostedAt(cpu, task, left, op)
-    const eq = this.eq
-    return !(began < eq.popPosted || (began === eq.popPosted && cpu < eq.popTarget))
-  }
-
-  /**
-   * When the one-by-one run posted the end of a batch's syscall in flight, `done` of its work
-   * done and `left` of the batch left: when it began (the previous syscall's end), or when its
-   * end was armed again (a switch-in) if it was in flight then.
-   */
-  private opPostedAt(cpu: number, t: number, left: number, done: number): number {
-    if (this.armedLeft[t] <= left + done + 1e-6) return this.armedAt[t]
-    return this.now - Math.ceil(done / this.cpuRate[cpu])
-  }
-
-  /**
-   * A reschedule or a stopper waits for the running kernel code's next preemption point. In a
-   * coalesced batch of syscalls (runOps) that is the return to user mode after the syscall in
-   * flight: the batch gets a point there, as the one-by-one run has between two syscalls.
-   */
-  private batchPoint(cpu: number): void {
-    const t = this.curr[cpu]
-    if (t === NIL || this.batchOp[t] <= 0 || this.action[t] !== ACT_RUN_KERNEL || this.pointAt[t] > 0) return
-    if (this.needResched[cpu] === 0 && this.needReschedLazy[cpu] === 0 && this.stopDeferred[cpu] === 0) return
-    const progressing = this.now > this.segStart[cpu]
-    this.accountProgress(cpu, t)
-    const op = this.batchOp[t]
-    // a syscall ending at this very instant returns after the event being handled now, if the
-    // one-by-one run would handle its end later: its return is the point
-    const at = progressing && this.opEndPending(cpu, t) ? Math.round(this.remaining[t] / op) * op : Math.floor((this.remaining[t] - 1e-6) / op) * op
-    if (at < 1) return // the syscall in flight is the batch's last: its end is the point
-    this.pointAt[t] = at
-    this.armRunDone(cpu, t, true)
-  }
-
-  /** The batch reached the point batchPoint() set: a syscall returns to user mode. */
-  private batchReturn(cpu: number, t: number): void {
-    this.pointAt[t] = 0
-    this.armRunDone(cpu, t)
-    this.atPreemptionPoint(cpu)
-  }
-
-  /** Call the task's program until it chooses an action that takes time. */
-  private runProgram(cpu: number, t: number): void {
-    if (this.stepGuardAt[t] !== this.now) {
-      this.stepGuardAt[t] = this.now
-      this.stepGuard[t] = 0
-    }
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    for (;;) {
-      if (++this.stepGuard[t] > 100_000) {
-        throw new KernelInvariantError(`task ${this.attrs[t].name} makes no progress at ${this.now} ns (its program never waits or runs)`)
-      }
-      this.stepping = t
-      this.stepAction = ACT_NONE
-      this.stepOp = 0
-      this.programs[t].step(t, this)
-      this.stepping = NIL
-      const act = this.stepAction
-      const arg = this.stepArg
-      if (act === ACT_NONE) throw new KernelInvariantError(`task ${this.attrs[t].name}: step() chose no action`)
-      if (act === ACT_RUN || act === ACT_RUN_WALL || act === ACT_RUN_KERNEL) {
-        if (!(arg > 0)) continue
-        this.action[t] = act
-        this.remaining[t] = arg
-        if (act === ACT_RUN_KERNEL) {
-          const point = this.cfg.preemptModel === PREEMPT_VOLUNTARY && this.stepArg2 > 0 ? this.stepArg2 : 0
-          this.kernelPoint[t] = point
-          this.pointAt[t] = point > 0 && arg > point ? arg - point : 0
-        }
-        this.batchOp[t] = this.stepOp
-        if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
-        this.armRunDone(cpu, t)
-        // the step was a return to user mode (or a kernel thread's preemption point)
-        this.atPreemptionPoint(cpu)
-        break
-      }
-      if (act === ACT_SLEEP) {
-        if (arg <= this.now) {
-          // clock_nanosleep on an expired time returns at once: no wakeup to leave untimed
-          this.unmeasured[t] = 0
-          continue
-        }
-        this.action[t] = ACT_NONE
-        // the hrtimer may fire up to the task's timer slack late; latency counts from the
-        // requested time, as cyclictest's and rt-app's own measurements do
-        this.timerAt[t] = arg
-        this.timerCpu[t] = cpu
-        this.state[t] = TASK_SLEEPING
-        const slack = this.timerSlack(t)
-        this.eq.pushKeyed(4 * this.ncpus + t, arg + slack + this.timerDelay(), EV_TIMER, t, ++this.timerGen[t], this.now)
-        if (slack > 0) this.linkSlackTimer(cpu, t, arg + slack)
-        this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
-        this.schedule(cpu)
-        break
-      }
-      if (act === ACT_BLOCK) {
-        this.action[t] = ACT_NONE
-        this.state[t] = TASK_SLEEPING
-        this.deactivateTask(cpu, t, DEQUEUE_SLEEP)
-        this.schedule(cpu)
-        break
-      }
-      if (act === ACT_YIELD) {
-        this.action[t] = ACT_RUN
-        this.remaining[t] = 0
-        if (this.isFair(t)) this.fn.yieldTaskFair(this, cpu, t)
-        else this.rt.yieldTask(cpu, t)
-        this.armRunDone(cpu, t)
-        this.yielding = true
-        this.schedule(cpu)
-        this.yielding = false
-        break
-      }
-      // ACT_EXIT
-      this.action[t] = ACT_NONE
-      this.state[t] = TASK_DEAD
-      this.deactivateTask(cpu, t, DEQUEUE_SLEEP | DEQUEUE_SPECIAL)
-      this.liveTasks--
-      this.exitedSinceCheck = true
-      this.programs[t].exited?.(t, this)
-      if (this.onTaskExit) this.onTaskExit(t)
-      this.schedule(cpu)
-      break
-    }
-    this.thisCpu = prevThis
-  }
+  fork(attrs: TaskAttrs, program: TaskProgram): number { return fork(this, attrs, program) }
+  setAttrs(task: number, change: Partial<Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>>): void { setAttrs(this, task, change) }
+  setAffinity(task: number, cpus: readonly number[] | null): void { setAffinity(this, task, cpus) }
+  runLeft(task: number): number { return runLeft(this, task) }
+  setRunLeft(task: number, workNs: number): void { setRunLeft(this, task, workNs) }
+  runOpsLeft(task: number): number { return runOpsLeft(this, task) }
+  opDoneNotBefore(): number { return this.opNotBefore }
 
   // =============================================================================================
-  // Event loop
+  // Running: the event loop (events.ts) and what a run's host changes in it
   // =============================================================================================
 
-  /**
-   * Run until `endNs`, or until `stop()` says so (checked every few thousand events).
-   * Returns the simulated end time.
-   */
   runUntil(endNs: number, stop: (() => boolean) | null = null, progress: ((now: number) => void) | null = null): number {
-    const eq = this.eq
-    let sinceCheck = 0
-    while (eq.size > 0) {
-      if (eq.peekTime() > endNs) break
-      eq.pop()
-      const t = eq.popTime
-      const kind = eq.popKind
-      const target = eq.popTarget
-      const gen = eq.popGen
-      if (!this.isLive(kind, target, gen)) continue
-      this.now = t
-      eq.clock = t
-      if (this.anyStall && this.deferWhileStalled(kind, target, gen)) continue
-      this.events++
-      this.dispatch(kind, target, gen)
-      // like one interrupt handling every expired timer, all events of this instant are
-      // processed before the reschedules they raised take effect
-      if (this.localReschedN > 0 && !this.moreIrqWorkNow(t)) this.drainLocalResched()
-      if (this.cfg.debug) this.checkInvariants()
-      if (++sinceCheck >= 4096 || this.exitedSinceCheck) {
-        this.exitedSinceCheck = false
-        sinceCheck = 0
-        if (progress) progress(this.now)
-        if (stop && stop()) break
-      }
-    }
-    if (eq.size === 0 || eq.peekTime() > endNs) this.now = Math.max(this.now, endNs)
-    this.finish()
-    return this.now
+    return runUntil(this, endNs, stop, progress)
   }
-
-  /**
-   * Timer delivery of a virtual machine: the guest's hrtimer is emulated by the hypervisor, whose
-   * own timer and interrupt injection fire late by a varying amount. From now on every hrtimer
-   * sleep fires a lognormal time (mean `meanNs`, log-spread `sigma`) after its hard expiry; the
-   * vCPU runs its task meanwhile.
-   */
-  setTimerDelay(meanNs: number, sigma: number): void {
-    this.timerDelayNs = Math.max(0, meanNs)
-    this.timerDelaySigma = sigma
-  }
-
-  /** The delivery delay of one hrtimer expiry (none on bare metal), integer ns. */
-  private timerDelay(): number {
-    if (this.timerDelayNs === 0) return 0
-    return Math.round(lognormalMean1(this, this.timerDelaySigma) * this.timerDelayNs)
-  }
-
-  /**
-   * A vCPU stall: `cpu` executes nothing for `ns` from now (the host runs something else). Its
-   * task makes no progress, and its interrupts, IPIs, ticks and idle exits wait for the end.
-   */
-  stallCpu(cpu: number, ns: number): void {
-    const from = this.stallUntil[cpu] > this.now ? this.stallUntil[cpu] : this.now
-    this.stallUntil[cpu] = from + ns
-    this.anyStall = true
-    this.counters.vcpuStalls = (this.counters.vcpuStalls ?? 0) + 1
-    this.counters.vcpuStalledMs = (this.counters.vcpuStalledMs ?? 0) + ns / 1e6
-    const curr = this.curr[cpu]
-    if (this.mode[cpu] === CPU_BUSY && curr !== NIL) {
-      // steal time (PARAVIRT_TIME_ACCOUNTING): rq->clock_task skips it, the task is not charged
-      const prevThis = this.thisCpu
-      this.thisCpu = cpu
-      if (this.isFair(curr)) this.fn.updateCurr(this, cpu)
-      else this.rt.updateCurr(cpu)
-      this.thisCpu = prevThis
-      this.execStart[curr] = this.stallUntil[cpu]
-      // wall time, like an interrupt that takes the CPU away from its task
-      if (this.segStart[cpu] < this.now) this.segStart[cpu] = this.now
-      this.segStart[cpu] += ns
-      this.pendingStall[cpu] += ns
-    } else if (this.mode[cpu] === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] < this.stallUntil[cpu]) {
-      this.wakeDoneAt[cpu] = this.stallUntil[cpu]
-    }
-  }
-
-  /** An event of a CPU in a vCPU stall is handled when the stall ends. */
-  private deferWhileStalled(kind: number, target: number, gen: number): boolean {
-    let cpu = -1
-    switch (kind) {
-      case EV_TICK: case EV_IPI: case EV_IDLE_EXIT: case EV_HRTICK: case EV_STOPPER: case EV_FAIR_SERVER:
-        cpu = target
-        break
-      case EV_TIMER: case EV_TIMER_IRQ:
-        cpu = this.timerCpu[target]
-        break
-      default:
-        return false
-    }
-    if (cpu < 0 || this.stallUntil[cpu] <= this.now) return false
-    // an event posted under a slot goes back under it, so that a re-arm still replaces it
-    const n = this.ncpus
-    const slot = kind === EV_TICK ? n + target : kind === EV_HRTICK ? 2 * n + target : kind === EV_FAIR_SERVER ? 3 * n + target : kind === EV_TIMER ? 4 * n + target : -1
-    if (slot >= 0) this.eq.pushKeyed(slot, this.stallUntil[cpu], kind, target, gen, this.now)
-    else this.eq.push(this.stallUntil[cpu], kind, target, gen)
-    return true
-  }
-
-  /** Stale events (cancelled by a generation bump) are dropped without counting. */
-  private isLive(kind: number, target: number, gen: number): boolean {
-    switch (kind) {
-      case EV_RUN_DONE: return gen === this.runDoneGen[target]
-      case EV_TICK: return gen === this.tickGen[target]
-      case EV_HRTICK: return gen === this.hrtickGen[target]
-      case EV_FAIR_SERVER: return this.fairServer !== null && gen === this.fairServer.gen[target]
-      case EV_TIMER:
-      case EV_TIMER_IRQ: return gen === this.timerGen[target]
-      default: return true
-    }
-  }
-
-  private dispatch(kind: number, target: number, gen: number): void {
-    switch (kind) {
-      case EV_RUN_DONE: this.onRunDone(target); break
-      case EV_TICK: this.onTick(target); break
-      case EV_TIMER: this.onTimer(target, gen); break
-      case EV_TIMER_IRQ: this.onTimerIrq(target); break
-      case EV_IPI: this.onIpi(target); break
-      case EV_IDLE_EXIT: this.onIdleExit(target); break
-      case EV_HRTICK: this.onHrtick(target); break
-      case EV_FORK: this.onFork(target); break
-      case EV_STOPPER: this.onStopper(target); break
-      case EV_CALLBACK: this.onCallback(target); break
-      case EV_FAIR_SERVER: this.onFairServer(target); break
-    }
-  }
-
-  /**
-   * Is the next event another expired timer handled by an interrupt of a CPU waiting to
-   * reschedule? One interrupt runs every expired hrtimer before the reschedule takes effect.
-   */
-  private moreIrqWorkNow(t: number): boolean {
-    const eq = this.eq
-    if (eq.size === 0 || eq.peekTime() !== t || eq.peekKind() !== EV_TIMER_IRQ) return false
-    return this.localReschedMark[this.timerCpu[eq.peekTarget()]] !== 0
-  }
-
-  private drainLocalResched(): void {
-    // schedule() may mark CPUs again (a pull or push preempting there): pop until empty
-    while (this.localReschedN > 0) {
-      const cpu = this.localResched[--this.localReschedN]
-      this.localReschedMark[cpu] = 0
-      const due = this.reschedDue(cpu)
-      this.preemptPoint[cpu] = 0
-      if (!due) {
-        this.batchPoint(cpu)
-        if (this.rec !== null) this.rec.reschedDeferred(cpu)
-        continue
-      }
-      const m = this.mode[cpu]
-      // an idle CPU still in its interrupt or idle exit schedules when that ends
-      if (m === CPU_BUSY || (m === CPU_AWAKE_IDLE && this.wakeDoneAt[cpu] <= this.now)) this.schedule(cpu)
-    }
-  }
-
-  private onRunDone(cpu: number): void {
-    const t = this.curr[cpu]
-    if (t === NIL) return
-    if (this.pendingStall[cpu] > 0) {
-      const stall = this.pendingStall[cpu]
-      this.pendingStall[cpu] = 0
-      // a batch stalled before its last syscall began: that syscall's end was posted when it
-      // began, as one by one
-      let at = this.now
-      const op = this.batchOp[t]
-      if (op > 0 && this.action[t] !== ACT_RUN_WALL) {
-        const opDur = Math.ceil(op / this.cpuRate[cpu])
-        if (this.lastStallAt[cpu] < this.now - opDur) at = this.now + stall - opDur
-      }
-      this.eq.pushKeyed(cpu, this.now + stall, EV_RUN_DONE, cpu, ++this.runDoneGen[cpu], at)
-      return
-    }
-    if (this.pointAt[t] > 0 && this.action[t] === ACT_RUN_KERNEL) {
-      this.accountProgress(cpu, t)
-      if (this.remaining[t] >= 1) {
-        if (this.batchOp[t] > 0) this.batchReturn(cpu, t)
-        else this.mightResched(cpu, t)
-        return
-      }
-    }
-    this.remaining[t] = 0
-    this.action[t] = ACT_NONE
-    this.segStart[cpu] = this.now
-    this.runProgram(cpu, t)
-  }
-
-  /** A might_resched() point inside a kernel section (PREEMPT_VOLUNTARY). */
-  private mightResched(cpu: number, t: number): void {
-    const step = this.kernelPoint[t]
-    let at = this.pointAt[t]
-    while (at > 0 && at >= this.remaining[t] - 0.5) at -= step
-    this.pointAt[t] = at > 0 ? at : 0
-    if (this.stopDeferred[cpu] !== 0) {
-      this.stopDeferred[cpu] = 0
-      this.eq.push(this.now, EV_STOPPER, cpu, 0)
-    }
-    if (this.needResched[cpu] !== 0) this.schedule(cpu)
-    else this.armRunDone(cpu, t)
-  }
-
-  private onTick(cpu: number): void {
-    if (this.mode[cpu] !== CPU_BUSY) {
-      this.tickArmed[cpu] = 0
-      return
-    }
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    this.schedulerTick(cpu)
-    this.thisCpu = prevThis
-    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, this.now)
-    // the next tick stays on the jiffy grid, also after one delivered late (a vCPU stall)
-    const tick = this.cfg.tickNs
-    this.eq.pushKeyed(this.ncpus + cpu, (Math.floor(this.now / tick) + 1) * tick, EV_TICK, cpu, ++this.tickGen[cpu], this.now)
-  }
-
-  private onHrtick(cpu: number): void {
-    const curr = this.curr[cpu]
-    if (curr === NIL || !this.isFair(curr)) return
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    if (this.rec !== null) this.rec.hrtick(cpu)
-    this.fn.taskTickFair(this, cpu, true)
-    this.thisCpu = prevThis
-    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, this.now)
-  }
-
-  /** An hrtimer expires on the CPU it was armed on: the interrupt first needs that CPU awake. */
-  private onTimer(task: number, gen: number): void {
-    const cpu = this.timerCpu[task]
-    if (this.slackOn[task] !== 0) this.unlinkSlackTimer(task)
-    if (this.rec !== null) this.rec.timerFired(task, cpu, this.timerAt[task])
-    const irq = Math.ceil(this.cfg.costs.timerIrqWorkNs / this.cpuRate[cpu])
-    let handleAt: number
-    if (this.mode[cpu] === CPU_BUSY) {
-      this.chargeCpu(cpu, this.cfg.costs.timerIrqWorkNs)
-      handleAt = this.now + irq
-    } else {
-      handleAt = this.exitIdle(cpu) + irq
-      this.sysNs[cpu] += irq
-      if (handleAt > this.wakeDoneAt[cpu]) this.wakeDoneAt[cpu] = handleAt
-    }
-    if (handleAt <= this.now) this.onTimerIrq(task)
-    else this.eq.push(handleAt, EV_TIMER_IRQ, task, gen)
-    if (this.slackHead[cpu] !== NIL) this.runSoftExpiredTimers(cpu, handleAt)
-  }
-
-  /** Queue task's armed sleep on cpu's slack-timer queue, ordered by hard expiry. */
-  private linkSlackTimer(cpu: number, task: number, hard: number): void {
-    const next = this.slackNext
-    const prev = this.slackPrev
-    let after = NIL
-    let at = this.slackHead[cpu]
-    // equal hard expiries keep arming order, as the timerqueue does
-    while (at !== NIL && this.slackHard[at] <= hard) {
-      after = at
-      at = next[at]
-    }
-    this.slackHard[task] = hard
-    prev[task] = after
-    next[task] = at
-    if (after === NIL) this.slackHead[cpu] = task
-    else next[after] = task
-    if (at !== NIL) prev[at] = task
-    this.slackOn[task] = 1
-  }
-
-  private unlinkSlackTimer(task: number): void {
-    const next = this.slackNext[task]
-    const prev = this.slackPrev[task]
-    if (prev === NIL) this.slackHead[this.timerCpu[task]] = next
-    else this.slackNext[prev] = next
-    if (next !== NIL) this.slackPrev[next] = prev
-    this.slackNext[task] = NIL
-    this.slackPrev[task] = NIL
-    this.slackOn[task] = 0
-  }
-
-  /**
-   * An hrtimer interrupt of cpu (the tick, the hrtick, another timer) also runs the armed
-   * sleeps whose soft expiry has passed, in hard-expiry order, up to the first one not yet
-   * soft-expired (__hrtimer_run_queues). They are woken in the same interrupt, before its
-   * exit acts on a reschedule: `handleAt` is when that interrupt's timer work is done.
-   */
-  private runSoftExpiredTimers(cpu: number, handleAt: number): void {
-    let t = this.slackHead[cpu]
-    while (t !== NIL && this.timerAt[t] <= this.now) {
-      const next = this.slackNext[t]
-      this.unlinkSlackTimer(t)
-      if (this.rec !== null) this.rec.timerFired(t, cpu, this.timerAt[t])
-      const gen = ++this.timerGen[t]
-      if (this.mode[cpu] === CPU_BUSY) this.chargeCpu(cpu, this.cfg.costs.timerIrqWorkNs)
-      if (handleAt <= this.now) this.onTimerIrq(t)
-      else this.eq.push(handleAt, EV_TIMER_IRQ, t, gen)
-      t = next
-    }
-  }
-
-  private onTimerIrq(task: number): void {
-    const cpu = this.timerCpu[task]
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    this.tryToWakeUp(task, 0, this.timerAt[task])
-    // the interrupt's exit acts on a lazy reschedule another CPU raised here without an IPI
-    if (this.needReschedLazy[cpu] !== 0 && this.mode[cpu] === CPU_BUSY) this.markLocal(cpu)
-    if (this.cfg.costs.timerIrqTailWorkNs > 0) this.timerIrqTail(cpu)
-    this.thisCpu = prevThis
-    // back to the idle loop once every timer of this instant has been handled
-    if (this.mode[cpu] === CPU_AWAKE_IDLE) {
-      if (this.wakeDoneAt[cpu] <= this.now) this.eq.push(this.now, EV_IDLE_EXIT, cpu, 0)
-      else if (this.cfg.costs.timerIrqTailWorkNs > 0) this.eq.push(this.wakeDoneAt[cpu], EV_IDLE_EXIT, cpu, 0)
-    }
-  }
-
-  /**
-   * The rest of hrtimer_interrupt() after its wakeups (the clock event reprogram, the irq
-   * exit): once per interrupt, and before the CPU can act on a reschedule it raised, so it
-   * lies between sched_waking and the woken task's switch-in, as on the real kernel.
-   */
-  private timerIrqTail(cpu: number): void {
-    if (this.irqTailAt[cpu] === this.now) return
-    this.irqTailAt[cpu] = this.now
-    const work = this.cfg.costs.timerIrqTailWorkNs
-    // no reschedule raised: it only stalls the interrupted task
-    if (this.mode[cpu] === CPU_BUSY && this.needResched[cpu] === 0) return this.chargeCpu(cpu, work)
-    const dt = Math.ceil(work / this.cpuRate[cpu])
-    this.sysNs[cpu] += dt
-    // the switch this interrupt's exit makes, or the idle loop's exit, starts after it
-    if (this.mode[cpu] === CPU_BUSY) this.schedStall[cpu] += dt
-    else if (this.now + dt > this.wakeDoneAt[cpu]) this.wakeDoneAt[cpu] = this.now + dt
-  }
-
-  /** Idle CPU finished its interrupt: run what was queued, or go back to idle. */
-  private afterIdleIrq(cpu: number): void {
-    if (this.mode[cpu] !== CPU_AWAKE_IDLE) return
-    this.flushWakeList(cpu)
-    if (this.nrRunning[cpu] > 0 || this.needResched[cpu] !== 0) this.schedule(cpu)
-    else this.enterIdle(cpu)
-  }
-
-  private onIpi(cpu: number): void {
-    this.ipiPending[cpu] = 0
-    if (this.mode[cpu] === CPU_BUSY) {
-      this.flushWakeList(cpu)
-      if (this.reschedDue(cpu)) this.schedule(cpu)
-      else {
-        if (this.needResched[cpu] !== 0) this.batchPoint(cpu)
-        if (this.rec !== null) this.rec.reschedDeferred(cpu)
-      }
-      return
-    }
-    const ready = this.exitIdle(cpu)
-    if (ready > this.now) this.eq.push(ready, EV_IDLE_EXIT, cpu, 0)
-    else this.afterIdleIrq(cpu)
-  }
-
-  private onIdleExit(cpu: number): void {
-    if (this.mode[cpu] !== CPU_AWAKE_IDLE) return
-    if (this.wakeDoneAt[cpu] > this.now) {
-      this.eq.push(this.wakeDoneAt[cpu], EV_IDLE_EXIT, cpu, 0)
-      return
-    }
-    this.afterIdleIrq(cpu)
-  }
-
-  private onFork(task: number): void {
-    const startCpu = this.timerCpu[task]
-    this.wakeUpNewTask(task, -1, startCpu)
-  }
-
-  private onStopper(cpu: number): void {
-    const work = this.stopWork[cpu]
-    if (!work) return
-    // an idle CPU runs its stopper once out of its idle state
-    if (this.mode[cpu] !== CPU_BUSY) {
-      const ready = this.exitIdle(cpu)
-      if (ready > this.now) {
-        this.eq.push(ready, EV_STOPPER, cpu, 0)
-        return
-      }
-    }
-    // without a preemptible kernel the stopper waits for the running kernel section's end
-    if (this.mode[cpu] === CPU_BUSY && this.cfg.preemptModel < PREEMPT_FULL && this.inKernel(cpu)) {
-      if (this.rec !== null) this.rec.stopperDeferred(cpu)
-      this.stopDeferred[cpu] = 1
-      this.batchPoint(cpu)
-      return
-    }
-    this.stopWork[cpu] = null
-    // the stopper task preempts whatever runs: put the current task back, run the work
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    const prev = this.curr[cpu]
-    if (this.rec !== null) this.rec.stopper(cpu, prev)
-    if (prev !== NIL) {
-      this.switchOut(cpu, prev)
-      this.putPrevSetNext(cpu, prev, NIL)
-      this.curr[cpu] = NIL
-      this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
-      this.mode[cpu] = CPU_AWAKE_IDLE
-      this.wakeDoneAt[cpu] = this.now
-      if (this.isFair(prev) && this.onRq[prev] !== 0) this.placement.taskPreempted?.(cpu, prev)
-    }
-    this.nrStopperRuns++
-    work.run(this, cpu)
-    this.needResched[cpu] = 1
-    this.schedule(cpu)
-    this.thisCpu = prevThis
-  }
-
-  private onFairServer(cpu: number): void {
-    const prevThis = this.thisCpu
-    this.thisCpu = cpu
-    this.fairServer!.timer(cpu)
-    this.thisCpu = prevThis
-  }
-
-  private onCallback(i: number): void {
-    const fn = this.callbacks[i]
-    this.callbacks[i] = noop
-    this.freeCallbacks.push(i)
-    fn()
-  }
-
-  /** Close the books at the end of the run: charge running tasks, busy time, counters. */
-  private finish(): void {
-    const c = this.counters
-    c.involuntarySwitches = this.nrInvoluntarySwitches
-    c.idleExits = this.nrIdleExits
-    c.stopperRuns = this.nrStopperRuns
-    if (this.fairServer) c.fairServerBoosts = this.fairServer.nrBoosts
-    c.delayedDequeues = this.nrDelayed
-    c.delayedDequeuesPicked = this.nrDelayedPicked
-    c.delayedDequeuesWoken = this.nrDelayedWoken
-    for (let cpu = 0; cpu < this.ncpus; cpu++) {
-      const t = this.curr[cpu]
-      if (t !== NIL) {
-        if (this.isFair(t)) this.fn.updateCurr(this, cpu)
-        else this.rt.updateCurr(cpu)
-      }
-      if (this.mode[cpu] === CPU_BUSY) {
-        this.busyNs[cpu] += this.now - this.lastBusyStart[cpu]
-        this.lastBusyStart[cpu] = this.now
-      }
-    }
-  }
-
-  sumExecBase: Float64Array | null = null
-  warmupEvents = 0
+  stallCpu(cpu: number, ns: number): void { stallCpu(this, cpu, ns) }
+  setTimerDelay(meanNs: number, sigma: number): void { setTimerDelay(this, meanNs, sigma) }
 
   /**
    * The end of a discarded warm-up: every counter and histogram the result reports starts
@@ -2015,88 +1205,9 @@ export class Kernel implements SchedKernel {
     return this.liveTasks === 0
   }
 
-  // =============================================================================================
-  // Debug invariants (turned on by tests)
-  // =============================================================================================
-
-  /**
-   * Every queued entity's lag is within the kernel's clamp (from 6.17, whose clamp follows the
-   * queue's max slice; before, a short-slice entity waiting behind a long slice really does
-   * exceed its own 2*slice clamp, which is why the kernel changed it), stored lags are within
-   * their clamp, the incremental avg_vruntime sums match a recomputation, and V is the
-   * weighted average of the queued entities' vruntimes.
-   */
-  checkInvariants(): void {
-    for (let cpu = 0; cpu < this.ncpus; cpu++) {
-      const { s, w } = recomputeAvg(this, cpu)
-      if (s !== this.sumWVruntime[cpu] || w !== this.sumWeight[cpu]) {
-        throw new KernelInvariantError(`CPU ${cpu}: avg sums drifted (S ${this.sumWVruntime[cpu]} vs ${s}, W ${this.sumWeight[cpu]} vs ${w})`)
-      }
-      const curr = this.cfsCurr[cpu]
-      const v0 = this.zeroVruntime[cpu]
-      let num = s
-      let den = w
-      let absNum = 0
-      this.tree.forEach(cpu, (n) => { absNum += this.vruntime[n] * this.weight[n] })
-      if (curr !== NIL && this.onRq[curr] !== 0) {
-        num += (this.vruntime[curr] - v0) * this.weight[curr]
-        den += this.weight[curr]
-        absNum += this.vruntime[curr] * this.weight[curr]
-      }
-      if (den === 0) continue
-      const V = v0 + floorDiv(num, den)
-      const mean = absNum / den
-      if (Math.abs(V - mean) > 1 + Math.abs(mean) * 1e-12) {
-        throw new KernelInvariantError(`CPU ${cpu}: V ${V} is not the weighted average ${mean}`)
-      }
-      const liveCheck = this.cfg.prof >= P_TIP26
-      const checkLag = (n: number): void => {
-        const L = lagLimit(this, cpu, n)
-        if (liveCheck) {
-          const lag = V - this.vruntime[n]
-          const slack = overrunSlack(this, n)
-          if (lag > L + slack || lag < -L - slack) {
-            throw new KernelInvariantError(`CPU ${cpu}: task ${this.attrs[n].name} lag ${lag} outside +/-${L} (+${slack} for one tick of overrun)`)
-          }
-        }
-        if (Math.abs(this.vlag[n]) > calcDeltaFair(Math.max(this.cfg.tickNs + 100_000_000, 2 * this.slice[n]), this.weight[n])) {
-          throw new KernelInvariantError(`task ${this.attrs[n].name}: stored vlag ${this.vlag[n]} beyond any clamp`)
-        }
-      }
-      this.tree.forEach(cpu, checkLag)
-      if (curr !== NIL && this.onRq[curr] !== 0) checkLag(curr)
-    }
-  }
 }
 
-/** One tick (plus switch costs) of overrun by curr past its deadline, in n's virtual time. */
-function overrunSlack(k: Kernel, n: number): number {
-  return Math.ceil((k.cfg.tickNs + 8 * k.cfg.costs.contextSwitchWorkNs) * 1024 / k.weight[n])
-}
 
-function noop(): void {}
 
-/**
- * A coalesced batch of syscalls (runOps) progresses as they do one by one: each takes its work
- * at the CPU's rate rounded up to a whole ns, so CPUs of one speed stay in the same lockstep.
- * The work left after `e` ns from `left` (the syscall in flight first).
- */
-function batchLeftAfter(left: number, e: number, op: number, rate: number): number {
-  const k = Math.ceil(left / op - 1e-9)
-  const first = Math.ceil((left - (k - 1) * op) / rate - 1e-9)
-  if (e < first) return left - e * rate
-  const opDur = Math.ceil(op / rate - 1e-9)
-  const whole = Math.floor((e - first) / opDur)
-  if (1 + whole >= k) return 0
-  return (k - 1 - whole) * op - (e - first - whole * opDur) * rate
-}
-
-/** ns for a batch to go from `left` to `to` work left (a syscall boundary, or 0). */
-function batchDur(left: number, to: number, op: number, rate: number): number {
-  const k = Math.ceil(left / op - 1e-9)
-  const n = k - Math.round(to / op)
-  if (n <= 0) return 0
-  return Math.ceil((left - (k - 1) * op) / rate - 1e-9) + (n - 1) * Math.ceil(op / rate - 1e-9)
-}
 
 export { SCHED_BATCH, SCHED_RR }

@@ -6,7 +6,7 @@ import type { WorkloadSpec } from '../scenario/types'
 
 /**
  * Debug mode checks at every event that every queued entity's lag is within the kernel's
- * clamp and that V is the weighted average of the queued vruntimes (Kernel.checkInvariants).
+ * clamp and that V is the weighted average of the queued vruntimes (checkInvariants, invariants.ts).
  */
 const MIX: WorkloadSpec[] = [
   { type: 'hog', name: 'hog', count: 2, nice: 0 },

@@ -12,7 +12,7 @@
  */
 import type { TaskAttrs, TaskContext, TaskProgram } from './api'
 import type { KernelConfig } from './config'
-import type { Topology } from './topology-types'
+import type { IdleStateSpec, Topology } from './topology-types'
 import type { SchedDomain, SchedDomains, SchedGroup } from './domains'
 import type { EevdfTree } from './eevdf-tree'
 import type { Pelt } from './pelt'
@@ -46,6 +46,20 @@ export const ACT_YIELD = 5
 export const ACT_EXIT = 6
 /** CPU work in kernel mode (a syscall's work, a kernel thread's section): see reschedDue(). */
 export const ACT_RUN_KERNEL = 7
+
+// event kinds of the kernel's event queue (events.ts dispatches them); eq.pushKeyed slots (one
+// live event each): RUN_DONE cpu, TICK n+cpu, HRTICK 2n+cpu, FAIR_SERVER 3n+cpu, TIMER 4n+task
+export const EV_FORK = 1
+export const EV_RUN_DONE = 2
+export const EV_TIMER = 3
+export const EV_TIMER_IRQ = 4
+export const EV_IPI = 5
+export const EV_IDLE_EXIT = 6
+export const EV_TICK = 7
+export const EV_HRTICK = 8
+export const EV_STOPPER = 9
+export const EV_CALLBACK = 10
+export const EV_FAIR_SERVER = 11
 
 export class KernelInvariantError extends Error {}
 
@@ -343,7 +357,66 @@ export interface Kernel extends TaskContext {
   /** CPU whose context the current code runs in (-1: none, e.g. the launcher). */
   thisCpu: number
   onTaskExit: ((task: number) => void) | null
+  // ---- the core's own state, shared with programs.ts, hrtimer.ts and events.ts ----------------
+  /** Task whose program is executing (the waker for wakeups). */
+  stepping: number
+  /** The action the running step chose (ACT_*), its argument(s) and, for runOps, the work of one operation. */
+  stepAction: number
+  stepArg: number
+  stepArg2: number
+  stepOp: number
+  /** Steps a task made at one instant (stepGuardAt): a program that never waits or runs is an error. */
+  stepGuard: Int32Array
+  stepGuardAt: Float64Array
+  /** The bound the last runOpsLeft() found (TaskContext.opDoneNotBefore). */
+  opNotBefore: number
+  /** CPUs with a reschedule raised in the current instant, acted on at its end (drainLocalResched). */
+  localResched: Int32Array
+  localReschedN: number
+  localReschedMark: Uint8Array
+  /** The current schedule() call comes from sched_yield() (a voluntary switch). */
+  yielding: boolean
+  /** Tasks not exited yet. */
+  liveTasks: number
+  /** A task exited: the stop condition (every workload done) is worth checking now. */
+  exitedSinceCheck: boolean
+  /** Some vCPU stall happened (stallUntil is then checked per event). */
+  anyStall: boolean
+  /** Timer delivery delay of a virtual machine (setTimerDelay): mean ns (0 = none), log-spread. */
+  timerDelayNs: number
+  timerDelaySigma: number
+  /** The fastest any CPU runs (capacity_orig / 1024 at its highest frequency): opDoneNotBefore(). */
+  maxCpuRate: number
+  /** Work queued on each CPU's stopper (queueStopWork), null when none. */
+  stopWork: (StopWork | null)[]
+  /** Each CPU's idle states (cpuidle), shallowest first. */
+  idleStates: IdleStateSpec[][]
+  /** Callbacks of at() by slot, and the free slots. */
+  callbacks: (() => void)[]
+  freeCallbacks: number[]
   // ---- core.c: the functions the classes and the event loop call ------------------------------
+  /** Allocate a task's state (its fork comes later: createTask, fork). */
+  allocTask(attrs: TaskAttrs, program: TaskProgram): number
+  /** Policy, priority, weight, slice and uclamp of a task from its attributes (sched_setattr). */
+  applyAttrs(t: number, a: Pick<TaskAttrs, 'policy' | 'nice' | 'rtPriority' | 'sliceNs' | 'uclampMin' | 'uclampMax'>): void
+  /** The task's allowed CPUs (an empty or null list: all). */
+  setAffinityMask(t: number, cpus: readonly number[] | null): void
+  /** Is a pending reschedule acted on now, at an irq exit or a return from a syscall? */
+  reschedDue(cpu: number): boolean
+  /** The running task reached a preemption point: a reschedule or a waiting stopper happens now. */
+  atPreemptionPoint(cpu: number): void
+  /** Act on cpu's reschedule at the end of the current instant. */
+  markLocal(cpu: number): void
+  /** put_prev_set_next_task() */
+  putPrevSetNext(cpu: number, prev: number, next: number): void
+  /** The running task leaves its CPU: its progress is accounted, its run-done event cancelled. */
+  switchOut(cpu: number, prev: number): void
+  /** sched_ttwu_pending(): the target CPU activates the tasks queued on its wake list. */
+  flushWakeList(cpu: number): void
+  /** wake_up_new_task(): first enqueue of a forked task. */
+  wakeUpNewTask(p: number, parentCpu: number, startCpu: number): void
+  /** sched_tick() */
+  schedulerTick(cpu: number): void
   /** Create a task that forks at attrs.startNs (setup time; no parent CPU context). */
   createTask(attrs: TaskAttrs, program: TaskProgram, startCpu?: number): number
   cpuAllowed(t: number, cpu: number): boolean
@@ -439,14 +512,6 @@ export interface Kernel extends TaskContext {
    */
   resetStats(): void
   get allExited(): boolean
-  /**
-   * Every queued entity's lag is within the kernel's clamp (from 6.17, whose clamp follows the
-   * queue's max slice; before, a short-slice entity waiting behind a long slice really does
-   * exceed its own 2*slice clamp, which is why the kernel changed it), stored lags are within
-   * their clamp, the incremental avg_vruntime sums match a recomputation, and V is the
-   * weighted average of the queued entities' vruntimes.
-   */
-  checkInvariants(): void
 }
 
 /** The RT class (rt.ts): rt_rq per CPU, push/pull, cpupri placement. */

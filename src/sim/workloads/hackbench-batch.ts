@@ -26,7 +26,7 @@ import type { WaitQueue } from './sync'
  *   takes one, reads only add to it); a write begun outside a batch that breaks this (one that
  *   waited takes a whole new page) ends batches before their next write there (`makeRoom`).
  * The kernel keeps the batch's preemption points (a syscall's return to user mode) where a
- * reschedule waits for one (core.ts batchPoint). Should a lazily applied operation still wake
+ * reschedule waits for one (programs.ts batchPoint). Should a lazily applied operation still wake
  * or block someone (a bug), it is done anyway, late, and counted in `extra.coalesceFaults`.
  * Bookkeeping is per channel, not per operation: a batch of n writes over f receivers costs
  * O(min(n, f)).

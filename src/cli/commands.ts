@@ -112,7 +112,9 @@ export async function executeRuns(runs: RunSpec[], io: CliIo, simulate?: Simulat
     const workers = opts.jobs ?? workerCount()
     const plans = plansFor(runs, simulate ? 1 : workers, opts.replicas)
     const totalMs = runs.reduce((a, r) => a + r.scenario.durationMs, 0)
-    const pooled = !simulate && workers > 1 && (plans.some((p) => p) || (runs.length > 1 && totalMs >= POOL_MIN_TOTAL_MS))
+    // patch modules run in workers, where the watchdog stops a hook that never returns
+    const patched = runs.some((r) => (r.scenario.variants[r.variantIndex]?.userPatches?.length ?? 0) > 0)
+    const pooled = !simulate && (patched || (workers > 1 && (plans.some((p) => p) || (runs.length > 1 && totalMs >= POOL_MIN_TOTAL_MS))))
     if (pooled || plans.some((p) => p)) {
       for (const [i, p] of plans.entries()) if (p) io.err(`${runs[i].variant}, seed ${runs[i].seed}: ${p.replicas} replicas of ${p.measureMs / 1000} s (+${p.warmupMs / 1000} s warm-up each)\n`)
       const ex = pooled ? poolExecutor(workers, opts.limits) : inProcessExecutor(simulate)

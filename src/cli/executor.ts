@@ -10,6 +10,7 @@ import type { CliIo } from './io'
 import { submitRun } from '../main/services/replica-runner'
 import { mergeReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../sim/replicas'
 import { defaultSimulate, type SimulateFn } from './simulator'
+import { InputError } from './args'
 
 /**
  * Where the CLI's runs go when there are many of them (`--precision`, `sweep`): the worker pool
@@ -48,6 +49,8 @@ export function poolExecutor(size = workerCount(), limits: HostLimits = resolveL
         result: h.outcome.then((o) => {
           if (o.status === 'done') return o.result
           if (o.status === 'canceled') return null
+          // a patch module's own problem is the user's input, located (exit 2)
+          if (o.kind === 'patch') throw new InputError(`${spec.variant}, seed ${spec.seed}: ${o.message}`)
           throw new Error(`${spec.variant}, seed ${spec.seed}: ${o.message}`)
         }),
         cancel: () => h.cancel()

@@ -93,7 +93,7 @@ export type StartRunResult =
 
 export type RunStatus = 'running' | 'done' | 'partial' | 'failed' | 'canceled'
 
-export type JobErrorKind = 'error' | 'crash' | 'oom' | 'canceled'
+export type JobErrorKind = 'error' | 'crash' | 'oom' | 'canceled' | 'patch'
 
 export interface JobError {
   variant: string

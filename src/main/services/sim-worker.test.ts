@@ -53,3 +53,29 @@ describe('simulation worker (the source entry `schedlab serve` uses)', () => {
     expect(pool.stats().workers).toBe(1)
   })
 })
+
+describe('the patch watchdog', () => {
+  it('stops a run whose patch hook never returns, names the hook, and the pool goes on', async () => {
+    const { patchModuleFromText } = await import('../../services/patch-loader')
+    const loop = patchModuleFromText(`export default { name: 'loop', hooks: { pickEevdf(s: any, orig: any, cpu: number, protect: boolean) {
+  if (s.now > 10e6) for (;;) {}
+  return orig(cpu, protect)
+} } }\n`, 'loop.ts')
+    const patched = { ...scenario, variants: [{ ...scenario.variants[0], userPatches: [loop] }, scenario.variants[1]] }
+    pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1, hookTimeoutMs: 1500 })
+    const stuck = pool.submit({ scenario: patched, variantIndex: 0, seed: 1 })
+    const next = pool.submit({ scenario: patched, variantIndex: 1, seed: 1 })
+    const o = await stuck.outcome
+    expect(o).toMatchObject({ status: 'failed', kind: 'patch', message: 'patch loop.ts did not return from pickEevdf within 1.5 s: the run was stopped and its worker replaced' })
+    expect((await next.outcome).status).toBe('done')
+  })
+
+  it('reports a patch that throws as the problem of the patch, located', async () => {
+    const { patchModuleFromText } = await import('../../services/patch-loader')
+    const bad = patchModuleFromText(`export default {\n  name: 'bad',\n  hooks: {\n    updateCurr(s: any, orig: any, cpu: number) {\n      if (s.now > 5e6) throw new Error('oops')\n      orig(cpu)\n    }\n  }\n}\n`, 'bad.ts')
+    pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1 })
+    const o = await pool.submit({ scenario: { ...scenario, variants: [{ ...scenario.variants[0], userPatches: [bad] }] }, variantIndex: 0, seed: 1 }).outcome
+    expect(o).toMatchObject({ status: 'failed', kind: 'patch' })
+    expect(o.status === 'failed' && o.message).toMatch(/patch bad \(bad\.ts:5:\d+\) threw in updateCurr at \d+\.\d{3} ms simulated: oops/)
+  })
+})

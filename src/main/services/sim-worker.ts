@@ -9,5 +9,5 @@ serveJobs((payload, ctx) => {
   if ('job' in job && job.job === 'explain') return explainRun(job, ctx)
   if ('job' in job && job.job === 'perfetto') return perfettoRun(job, ctx)
   const spec = job as SimJob
-  return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop, warmupMs: spec.warmupMs })
+  return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop, warmupMs: spec.warmupMs, patchMonitor: ctx.monitor })
 })

@@ -1,6 +1,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { availableParallelism, totalmem } from 'node:os'
-import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol'
+import { MONITOR_PROGRESS, MONITOR_SIZE, type FromWorker, type ToWorker, type WorkerInit } from './worker-protocol'
+import { describeHookCode, MONITOR_HOOK } from '../../sim/patch-api/install'
 import { DEFAULT_HOST_LIMITS, memoryBudgetBytes, runMemoryOf } from './limits'
 
 /**
@@ -36,9 +37,15 @@ export interface PoolOptions {
    * configured still keeps simulations within memory.
    */
   memoryOf?(payload: unknown): number
+  /**
+   * The watchdog for patch modules: a job whose simulation has been inside one patch hook,
+   * without progress, for this long is stopped and its worker replaced (default 10 s).
+   */
+  hookTimeoutMs?: number
 }
 
-export type FailureKind = 'error' | 'crash' | 'oom'
+/** `patch`: the job failed in a patch module (the user's code): a problem of the input. */
+export type FailureKind = 'error' | 'crash' | 'oom' | 'patch'
 
 export type JobOutcome<R> =
   | { status: 'done'; result: R; wallMs: number }
@@ -73,8 +80,20 @@ interface Pending<R> {
 interface Slot<R> {
   worker: Worker
   cancel: Int32Array
+  monitor: Int32Array
   job: Pending<R> | null
   dead: boolean
+  /** The watchdog's last look: the job's progress count and when it last changed. */
+  seenProgress: number
+  seenAt: number
+}
+
+/** The hook a stuck job is in, as its message names it: "patch FILE did not return from HOOK". */
+export function stuckHookMessage(payload: unknown, code: number, timeoutMs: number): string {
+  const where = describeHookCode(code)
+  const job = payload as { scenario?: { variants?: { userPatches?: { file: string }[] }[] }; variantIndex?: number }
+  const file = where ? job.scenario?.variants?.[job.variantIndex ?? -1]?.userPatches?.[where.patchIndex]?.file : undefined
+  return `patch ${file ?? '(unknown)'} did not return from ${where?.hook ?? 'a hook'} within ${timeoutMs / 1000} s: the run was stopped and its worker replaced`
 }
 
 export function defaultPoolSize(): number {
@@ -96,12 +115,45 @@ export class WorkerPool<R = unknown> {
   private readonly progressIntervalMs: number
   private readonly cancelGraceMs: number
   private readonly resourceLimits: ResourceLimits
+  private readonly hookTimeoutMs: number
+  private watchdog: NodeJS.Timeout | null = null
 
   constructor(private readonly opts: PoolOptions) {
     this.size = Math.max(1, Math.floor(opts.size ?? defaultPoolSize()))
     this.progressIntervalMs = opts.progressIntervalMs ?? 100
     this.cancelGraceMs = opts.cancelGraceMs ?? 2000
     this.resourceLimits = opts.resourceLimits ?? { maxOldGenerationSizeMb: defaultHeapLimitMb(this.size) }
+    this.hookTimeoutMs = opts.hookTimeoutMs ?? 10_000
+  }
+
+  /** While jobs run: retire a worker stuck in a patch hook (no progress, the same hook, too long). */
+  private watch(): void {
+    if (this.watchdog || this.closed) return
+    const period = Math.max(50, Math.min(1000, this.hookTimeoutMs / 4))
+    this.watchdog = setInterval(() => {
+      const now = Date.now()
+      let busy = false
+      for (const slot of [...this.slots]) {
+        const job = slot.job
+        if (!job || slot.dead) continue
+        busy = true
+        const progress = slot.monitor[MONITOR_PROGRESS]
+        if (progress !== slot.seenProgress) {
+          slot.seenProgress = progress
+          slot.seenAt = now
+          continue
+        }
+        const hook = slot.monitor[MONITOR_HOOK]
+        if (hook !== 0 && now - slot.seenAt >= this.hookTimeoutMs) {
+          this.retire(slot, { status: 'failed', kind: 'patch', message: stuckHookMessage(job.payload, hook, this.hookTimeoutMs) })
+        }
+      }
+      if (!busy && this.watchdog) {
+        clearInterval(this.watchdog)
+        this.watchdog = null
+      }
+    }, period)
+    this.watchdog.unref()
   }
 
   submit(payload: unknown, opts: SubmitOptions = {}): JobHandle<R> {
@@ -140,6 +192,8 @@ export class WorkerPool<R = unknown> {
 
   async close(): Promise<void> {
     this.closed = true
+    if (this.watchdog) clearInterval(this.watchdog)
+    this.watchdog = null
     for (const job of this.queue.splice(0)) job.resolve({ status: 'canceled' })
     const slots = this.slots.splice(0)
     for (const s of slots) {
@@ -185,14 +239,18 @@ export class WorkerPool<R = unknown> {
       const job = this.queue.shift()!
       slot.job = job
       job.slot = slot
+      slot.seenProgress = -1
+      slot.seenAt = Date.now()
       job.opts.onStart?.()
       slot.worker.postMessage({ type: 'run', jobId: job.id, payload: job.payload } satisfies ToWorker)
+      this.watch()
     }
   }
 
   private spawn(): Slot<R> {
     const cancelBuffer = new SharedArrayBuffer(4)
-    const init: WorkerInit = { cancelBuffer, progressIntervalMs: this.progressIntervalMs }
+    const monitorBuffer = new SharedArrayBuffer(4 * MONITOR_SIZE)
+    const init: WorkerInit = { cancelBuffer, monitorBuffer, progressIntervalMs: this.progressIntervalMs }
     const worker = new Worker(this.opts.workerPath, {
       workerData: init,
       execArgv: this.opts.execArgv,
@@ -200,7 +258,7 @@ export class WorkerPool<R = unknown> {
       stdout: false,
       stderr: false
     })
-    const slot: Slot<R> = { worker, cancel: new Int32Array(cancelBuffer), job: null, dead: false }
+    const slot: Slot<R> = { worker, cancel: new Int32Array(cancelBuffer), monitor: new Int32Array(monitorBuffer), job: null, dead: false, seenProgress: -1, seenAt: 0 }
     worker.on('message', (msg: FromWorker) => this.onMessage(slot, msg))
     worker.on('error', (err: Error & { code?: string }) => {
       const oom = err.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -228,7 +286,7 @@ export class WorkerPool<R = unknown> {
         this.finish(slot, { status: 'done', result: msg.result as R, wallMs: msg.wallMs })
         return
       case 'error':
-        this.finish(slot, job.cancelRequested ? { status: 'canceled' } : { status: 'failed', kind: 'error', message: msg.message })
+        this.finish(slot, job.cancelRequested ? { status: 'canceled' } : { status: 'failed', kind: msg.patch ? 'patch' : 'error', message: msg.message })
         return
       case 'canceled':
         this.finish(slot, msg.result === undefined || msg.result === null ? { status: 'canceled' } : { status: 'canceled', partial: msg.result as R })

@@ -7,15 +7,24 @@ import { parentPort, workerData } from 'node:worker_threads'
 
 export interface WorkerInit {
   cancelBuffer: SharedArrayBuffer
+  /**
+   * The job's monitor, read by the pool's watchdog: [0] the patch hook running (0: none; see
+   * src/sim/patch-api/install.ts), [1] hook calls, [2] progress calls of the job.
+   */
+  monitorBuffer: SharedArrayBuffer
   progressIntervalMs: number
 }
+
+export const MONITOR_PROGRESS = 2
+export const MONITOR_SIZE = 3
 
 export type ToWorker = { type: 'run'; jobId: number; payload: unknown }
 
 export type FromWorker =
   | { type: 'progress'; jobId: number; simNs: number; durationNs: number }
   | { type: 'done'; jobId: number; result: unknown; wallMs: number }
-  | { type: 'error'; jobId: number; message: string }
+  /** `patch`: the problem is in a patch module of the job (the user's code), located in `message`. */
+  | { type: 'error'; jobId: number; message: string; patch?: boolean }
   /** `result`: what the handler returned after it stopped (a simulation's partial result). */
   | { type: 'canceled'; jobId: number; result?: unknown }
 
@@ -23,6 +32,8 @@ export interface JobContext {
   /** Report simulated time; throttled here, so callers may call it as often as they like. */
   progress(simNs: number, durationNs: number): void
   shouldStop(): boolean
+  /** Where a simulation publishes the patch hook it runs (RunHooks.patchMonitor). */
+  monitor: Int32Array
 }
 
 export type JobHandler = (payload: unknown, ctx: JobContext) => unknown
@@ -33,13 +44,17 @@ export function serveJobs(handler: JobHandler): void {
   if (!port) throw new Error('serveJobs must run in a worker thread')
   const init = workerData as WorkerInit
   const cancel = new Int32Array(init.cancelBuffer)
+  const monitor = new Int32Array(init.monitorBuffer)
   port.on('message', (msg: ToWorker) => {
     if (msg.type !== 'run') return
     const jobId = msg.jobId
     const stop = (): boolean => Atomics.load(cancel, 0) === jobId
     let last = 0
+    monitor.fill(0)
     const ctx: JobContext = {
+      monitor,
       progress(simNs, durationNs) {
+        monitor[MONITOR_PROGRESS]++
         const now = Date.now()
         if (now - last < init.progressIntervalMs) return
         last = now
@@ -59,7 +74,8 @@ export function serveJobs(handler: JobHandler): void {
         },
         (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err)
-          port.postMessage({ type: 'error', jobId, message } satisfies FromWorker)
+          const patch = err instanceof Error && err.name === 'PatchError'
+          port.postMessage({ type: 'error', jobId, message, ...(patch ? { patch } : {}) } satisfies FromWorker)
         }
       )
   })

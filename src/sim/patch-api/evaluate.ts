@@ -37,6 +37,7 @@ export class PatchError extends Error {
     readonly simNs?: number
   ) {
     super(message)
+    this.name = 'PatchError'
   }
 }
 

@@ -34,6 +34,7 @@ import type { HostRecord, VariantResult } from '../src/shared/result'
 import { hostSpecs } from '../src/real/host-specs'
 import { realUnavailableReason, runRealOne } from '../src/real/runner'
 import { isRealError } from '../src/real/errors'
+import { direction, fmt, inside, rangeOf, type Range } from './fidelity-real/ranges'
 import { CASES, EFFECTS, EFFECT_WHY, metricsOf, OUTSIDE_WHY, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -194,9 +195,9 @@ function fmtM(m: Metric, x: number): string {
   return m === 'sharePct' && Number.isFinite(x) ? x.toFixed(3) : fmt(x)
 }
 
-function fmt(x: number): string {
-  if (!Number.isFinite(x)) return '-'
-  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(x >= 1 ? 2 : 3)
+
+function realRange(runs: CachedRun[], m: Metric): Range | null {
+  return rangeOf(runs.map((r) => r.metrics), m)
 }
 
 interface SimCase {
@@ -225,31 +226,10 @@ function simPhase(topology: Record<string, unknown> | null): Map<string, SimCase
   return out
 }
 
-interface Range {
-  lo: number
-  hi: number
-  n: number
-}
 
-function rangeOf(runs: CachedRun[], m: Metric): Range | null {
-  const xs = runs.map((r) => r.metrics[m]).filter((x): x is number => x !== undefined)
-  if (xs.length === 0) return null
-  return { lo: Math.min(...xs), hi: Math.max(...xs), n: xs.length }
-}
-
-/** The real range widened by half its width on each side. */
-function inside(r: Range, x: number): boolean {
-  const w = r.hi - r.lo
-  return x >= r.lo - w / 2 && x <= r.hi + w / 2
-}
 
 const LABEL: Record<Metric, string> = { p50: 'p50', p90: 'p90', p99: 'p99', p99_9: 'p99.9', timeSec: 'time (s)', sharePct: 'share (%)' }
 
-function direction(a: Range, b: Range): '+' | '-' | '=' {
-  if (b.lo > a.hi) return '+'
-  if (b.hi < a.lo) return '-'
-  return '='
-}
 
 /**
  * The simulated direction: + or - when the mean moves beyond 10 % (and, for a latency, 1 us)
@@ -279,7 +259,7 @@ interface Score {
 
 /** The verdict of one cell: null when either side is missing. */
 function cellVerdict(runs: CachedRun[], sim: SimCase | undefined, m: Metric): boolean | null {
-  const r = rangeOf(runs, m)
+  const r = realRange(runs, m)
   const sv = sim?.mean[m]
   return r && sv !== undefined ? inside(r, sv) : null
 }
@@ -304,7 +284,7 @@ function scoreOf(sims: Map<string, SimCase>, clean: (id: string) => CachedRun[])
     const ca = cases.find((c) => c.id === e.a)
     if (!ca || !cases.some((c) => c.id === e.b)) continue
     for (const m of metricsOf(ca.kind)) {
-      const v = effectVerdict(rangeOf(clean(e.a), m), rangeOf(clean(e.b), m), sims.get(e.a), sims.get(e.b), m)
+      const v = effectVerdict(realRange(clean(e.a), m), realRange(clean(e.b), m), sims.get(e.a), sims.get(e.b), m)
       if (!v) continue
       s.dirs++
       if (v.rd === v.sd) s.agree++
@@ -363,7 +343,7 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
     const runs = clean(c.id)
     const aside = (real.get(c.id) ?? []).filter((r) => r.contaminated)
     for (const m of metricsOf(c.kind)) {
-      const r = rangeOf(runs, m)
+      const r = realRange(runs, m)
       L.push(`| ${c.id} | ${LABEL[m]} | ${r?.n ?? 0} | ${r ? fmt(r.lo) : '-'} | ${r ? fmt(r.hi) : '-'} | ${r && r.lo > 0 ? `${(r.hi / r.lo).toFixed(2)}x` : '-'} | ${m === metricsOf(c.kind)[0] ? aside.map((a) => a.foreignCpuSec).join(', ') || '-' : ''} |`)
     }
   }
@@ -391,8 +371,8 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
     L.push('', '| metric | real range | simulated (seeds) | inside? | contaminated runs (set aside) |', '|---|---|---|---|---|')
     const why: string[] = []
     for (const m of metricsOf(c.kind)) {
-      const r = rangeOf(runs, m)
-      const d = rangeOf(dirty, m)
+      const r = realRange(runs, m)
+      const d = realRange(dirty, m)
       const sv = sim?.mean[m]
       const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
       const ok = cellVerdict(runs, sim, m)
@@ -420,8 +400,8 @@ function report(sims: Map<string, SimCase>, bare: Map<string, SimCase> | null): 
     const cb = cases.find((c) => c.id === e.b)
     if (!ca || !cb) continue
     for (const m of metricsOf(ca.kind)) {
-      const ra = rangeOf(clean(e.a), m)
-      const rb = rangeOf(clean(e.b), m)
+      const ra = realRange(clean(e.a), m)
+      const rb = realRange(clean(e.b), m)
       const v = effectVerdict(ra, rb, sims.get(e.a), sims.get(e.b), m)
       if (!v || !ra || !rb) continue
       const { rd, sd } = v

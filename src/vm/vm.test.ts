@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest'
 import { runCli } from '../cli/index'
 import { memoryIo } from '../cli/io'
 import { parseScenario, expandRuns } from '../sim/scenario'
-import { planWorkloads } from '../real/workloads'
+import { planWorkloads, whichOnPath } from '../real/workloads'
 import { cpioNewc, parentDirs } from './cpio'
 import { diskError, VmFailure, VmRefusal } from './errors'
-import { INIT_SCRIPT, runArchive } from './guest'
-import { seriesForProfile, systemMirror, userImage } from './images'
+import { ensureGuestImage, INIT_SCRIPT, runArchive } from './guest'
+import { resolveKernel, seriesForProfile, systemMirror, userImage } from './images'
 import { chooseAccel, qemuArgs } from './qemu'
 import { checkVmVariants, featureWrites, guestError, parseGuestReport, planText, preemptInEffect, scaledBaseSliceNs } from './runner'
 import { qemuTopology, qemuTopologyArgs } from './topology'
@@ -191,6 +191,31 @@ describe('kernel images and faults', () => {
     expect(e.message).toMatch(/^the cache disk is full: the guest image needs space in \/cache/)
     const other = new Error('EACCES')
     expect(diskError(other, '/cache', 'x')).toBe(other)
+  })
+
+  it('a full cache disk: fetching a kernel and building the guest image fail with one clear line naming the folder', async (ctx) => {
+    const dir = mkdtempSync(join(tmpdir(), 'schedlab-full-'))
+    const mounted = process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]).status === 0
+    try {
+      if (!mounted) return ctx.skip('needs root and mount to make a 1 MB disk')
+      const e1 = await resolveKernel('6.12', dir).then(() => null, (e: unknown) => e)
+      expect(e1).toBeInstanceOf(VmFailure)
+      expect((e1 as Error).message).toMatch(new RegExp(`^the cache disk is full: fetching Debian's 6.12 kernel .* needs space in ${dir}`))
+      if (!whichOnPath('busybox') || !whichOnPath('cyclictest') || !whichOnPath('hackbench') || !whichOnPath('cc')) return
+      const e2 = (() => {
+        try {
+          ensureGuestImage(dir)
+          return null
+        } catch (e) {
+          return e
+        }
+      })()
+      expect(e2).toBeInstanceOf(VmFailure)
+      expect((e2 as Error).message).toMatch(/^the cache disk is full: the guest (image|helper)/)
+    } finally {
+      if (mounted) spawnSync('umount', [dir])
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('the CLI refuses with exit 2 and one line: a topology QEMU cannot express, a missing kernel file, a patch of the model', async () => {

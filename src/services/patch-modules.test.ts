@@ -130,3 +130,11 @@ export default patch
     expect(() => simulate(c, 0, 1)).toThrow(/clocks are not available in a patch/)
   })
 })
+
+describe('docs/patches.md', () => {
+  it('has the hook reference of today\'s hook points (npm run docs:patches)', async () => {
+    const { withHookReference } = await import('../sim/patch-api/docs')
+    const doc = readFileSync(new URL('../../docs/patches.md', import.meta.url), 'utf8')
+    expect(withHookReference(doc)).toBe(doc)
+  })
+})

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FuseV1Options, getCurrentFuseWire, flipFuses, type FuseV1Config } from '@electron/fuses'
 import { FuseState, SENTINEL } from '@electron/fuses/dist/constants'
-import { tempDir } from '../src/main/services/test-helpers'
+import { tempDir } from '../src/services/test-helpers'
 import { ROOT } from './host'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

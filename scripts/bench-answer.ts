@@ -6,13 +6,13 @@
  * starts, as they are in a workbench session after its first run.
  */
 import { fileURLToPath } from 'node:url'
-import { WorkerPool } from '../src/main/services/worker-pool'
-import { tsxWorkerExecArgv } from '../src/main/services/tsx-worker'
+import { WorkerPool } from '../src/services/worker-pool'
+import { tsxWorkerExecArgv } from '../src/services/tsx-worker'
 import { expandRuns, type Scenario } from '../src/sim/scenario'
 import type { VariantResult } from '../src/shared/result'
-import { plansFor, submitRun } from '../src/main/services/replica-runner'
+import { plansFor, submitRun } from '../src/services/replica-runner'
 
-const WORKER = fileURLToPath(new URL('../src/main/services/sim-worker.ts', import.meta.url))
+const WORKER = fileURLToPath(new URL('../src/services/sim-worker.ts', import.meta.url))
 
 export interface Answer {
   wallSec: number

@@ -5,7 +5,7 @@
  * test; docs/model.md quotes its figures.
  */
 import { readFileSync } from 'node:fs'
-import { listPresets } from '../src/main/services/presets'
+import { listPresets } from '../src/services/presets'
 import { expandRuns, parseScenario } from '../src/sim/scenario'
 import { compareModes, K_SE } from '../src/sim/workloads/coalesce-check'
 

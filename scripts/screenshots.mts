@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/build-check'
-import { readPreset } from '../src/main/services/sim-adapter'
+import { readPreset } from '../src/services/sim-adapter'
 import { textHash } from '../src/shared/text-hash'
 import { launchChromium, ROOT, startServe } from '../e2e/host'
 

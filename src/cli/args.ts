@@ -18,7 +18,7 @@ export interface RunArgs {
   seeds?: number
   durationMs?: number
   topology?: string
-  /** This run's limits (src/main/services/limits.ts): per-run events, total events, memory share. */
+  /** This run's limits (src/services/limits.ts): per-run events, total events, memory share. */
   maxEvents?: number
   maxTotalEvents?: number
   memoryShare?: number

@@ -9,7 +9,11 @@ import { spawnSync } from 'node:child_process'
  */
 
 const OUTPUTS = ['out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html']
-const SOURCES = ['src/main', 'src/preload', 'src/renderer', 'src/shared', 'src/sim', 'electron.vite.config.ts', 'package.json']
+// everything the bundles import: main (with the services it runs), preload, renderer
+const SOURCES = [
+  'src/main', 'src/services', 'src/preload', 'src/renderer', 'src/shared', 'src/sim', 'src/stats', 'src/trace', 'src/real', 'src/sweep',
+  'electron.vite.config.ts', 'package.json'
+]
 
 function newestSource(root: string, rel: string): number {
   const p = join(root, rel)

@@ -1,13 +1,12 @@
 import { availableParallelism } from 'node:os'
-import { join, resolve } from 'node:path'
 import type { RunSpec } from '../sim/scenario'
 import type { VariantResult } from '../shared/result'
 import type { PrecisionJob } from '../stats/precision'
-import { WorkerPool } from '../main/services/worker-pool'
-import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
-import { memoryBudgetBytes, resolveLimits, runMemoryOf, type HostLimits } from '../main/services/limits'
+import { WorkerPool } from '../services/worker-pool'
+import { SIM_WORKER_SOURCE, tsxWorkerExecArgv } from '../services/tsx-worker'
+import { memoryBudgetBytes, resolveLimits, runMemoryOf, type HostLimits } from '../services/limits'
 import type { CliIo } from './io'
-import { submitRun } from '../main/services/replica-runner'
+import { submitRun } from '../services/replica-runner'
 import { mergeReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../sim/replicas'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { InputError } from './args'
@@ -24,8 +23,6 @@ export interface Executor {
   close(): Promise<void>
 }
 
-const WORKER_SOURCE = join(resolve(__dirname, '../..'), 'src', 'main', 'services', 'sim-worker.ts')
-
 /** Workers: SCHEDLAB_WORKERS, else Slurm's CPUs for this task, else the machine's. */
 export function workerCount(env: NodeJS.ProcessEnv = process.env): number {
   for (const v of [env.SCHEDLAB_WORKERS, env.SLURM_CPUS_PER_TASK]) {
@@ -38,7 +35,7 @@ export function workerCount(env: NodeJS.ProcessEnv = process.env): number {
 export function poolExecutor(size = workerCount(), limits: HostLimits = resolveLimits()): Executor {
   // Runs start only while their estimated memory fits beside the running ones (limits.ts).
   const pool = new WorkerPool<VariantResult>({
-    workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(), size,
+    workerPath: SIM_WORKER_SOURCE, execArgv: tsxWorkerExecArgv(), size,
     memoryBudgetBytes: memoryBudgetBytes(limits), memoryOf: runMemoryOf
   })
   return {

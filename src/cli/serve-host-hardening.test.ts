@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
 import WebSocket from 'ws'
-import { TSX_WORKER_ARGV, tempDir } from '../main/services/test-helpers'
+import { TSX_WORKER_ARGV, tempDir } from '../services/test-helpers'
 import { MAX_MESSAGE_BYTES } from '../shared/limits'
 
 let child: ChildProcess | undefined

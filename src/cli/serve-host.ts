@@ -7,9 +7,9 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import { rendererCsp } from '../shared/csp'
 import { SERVICE_ARGS } from '../shared/ipc-schemas'
 import { MAX_MESSAGE_BYTES } from '../shared/limits'
-import type { Backend } from '../main/services/backend'
-import { createDispatcher } from '../main/services/dispatch'
-import { MIME, parseTarget, servedFile } from '../main/services/static-files'
+import type { Backend } from '../services/backend'
+import { createDispatcher } from '../services/dispatch'
+import { MIME, parseTarget, servedFile } from '../services/static-files'
 
 /**
  * The web host: serves the built renderer on 127.0.0.1 and the contract's service methods

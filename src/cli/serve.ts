@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Conf from 'conf'
-import { createBackend } from '../main/services/backend'
-import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../main/services/kv'
-import { tsxWorkerExecArgv } from '../main/services/tsx-worker'
+import { createBackend } from '../services/backend'
+import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../services/kv'
+import { SIM_WORKER_SOURCE, tsxWorkerExecArgv } from '../services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
 import { defaultDataDir } from '../services/data-dir'
@@ -17,7 +17,6 @@ import type { HostLimits } from '../shared/ipc'
 
 export const PROJECT_ROOT = resolve(__dirname, '../..')
 export const RENDERER_DIR = join(PROJECT_ROOT, 'out', 'renderer')
-const WORKER_SOURCE = join(PROJECT_ROOT, 'src', 'main', 'services', 'sim-worker.ts')
 
 export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--verbose] [--max-events N] [--max-total-events N] [--memory-share F]
 
@@ -115,7 +114,7 @@ export async function startServe(args: ServeArgs): Promise<RunningServe> {
   const { kv, problems } = openConfStore(args.dataDir)
   const backend = await createBackend({
     dataDir: args.dataDir, kv, kvProblems: problems,
-    workerPath: WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
+    workerPath: SIM_WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
     version: projectVersion(), platform: 'web', limits: args.limits
   })
   try {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { simulate } from '../sim/index'
 import { expandRuns, parseScenario, type Scenario } from '../sim/scenario'
 import { quickScenario } from '../sim/testing'
-import { listPresets } from '../main/services/presets'
+import { listPresets } from '../services/presets'
 import { BENCH_SCENARIOS } from '../sim/bench-scenarios'
 import type { VariantResult } from '../shared/result'
 

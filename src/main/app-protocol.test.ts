@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { rendererCsp } from '../shared/csp'
 import { APP_RENDERER_URL, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './app-protocol'
 import { isTrustedRendererUrl } from './sender'
-import { tempDir } from './services/test-helpers'
+import { tempDir } from '../services/test-helpers'
 
 const t = tempDir()
 afterAll(() => t.cleanup())

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs'
 import { extname, join, resolve } from 'node:path'
-import { MIME, parseTarget, servedFile } from './services/static-files'
+import { MIME, parseTarget, servedFile } from '../services/static-files'
 
 /**
  * The desktop app's renderer is served from a custom protocol, app://schedlab/, not file://: a

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { API_METHODS, ipcChannel, eventChannel } from '../shared/ipc'
-import { createBackend, type Backend } from './services/backend'
-import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './services/test-helpers'
+import { createBackend, type Backend } from '../services/backend'
+import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from '../services/test-helpers'
 
 // The Electron API the main-process modules use, as recording fakes.
 const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>()
@@ -128,7 +128,7 @@ describe('desktop file delivery', () => {
 
   it('saves a PNG only if it is one', async () => {
     expect((await call('exportPng', ['chart', new Uint8Array([1, 2, 3])])).error).toMatch(/not a valid PNG/)
-    const png = new Uint8Array(readFileSync(join(__dirname, 'services', '__fixtures__', 'tiny.png')))
+    const png = new Uint8Array(readFileSync(join(__dirname, '..', 'services', '__fixtures__', 'tiny.png')))
     const target = join(dir, 'chart.png')
     dialogs.save.push(target)
     expect((await call('exportPng', ['chart', png])).value).toEqual({ saved: true, name: target })
@@ -136,6 +136,6 @@ describe('desktop file delivery', () => {
   })
 
   it('reports a canceled dialog as not saved', async () => {
-    expect((await call('exportPng', ['chart', new Uint8Array(readFileSync(join(__dirname, 'services', '__fixtures__', 'tiny.png')))])).value).toEqual({ saved: false })
+    expect((await call('exportPng', ['chart', new Uint8Array(readFileSync(join(__dirname, '..', 'services', '__fixtures__', 'tiny.png')))])).value).toEqual({ saved: false })
   })
 })

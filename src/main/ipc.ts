@@ -1,8 +1,8 @@
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron'
 import { API_METHODS, eventChannel, ipcChannel, type HostMethods } from '../shared/ipc'
 import { API_ARGS } from '../shared/ipc-schemas'
-import type { Backend } from './services/backend'
-import { createDispatcher } from './services/dispatch'
+import type { Backend } from '../services/backend'
+import { createDispatcher } from '../services/dispatch'
 import { isTrustedRendererUrl } from './sender'
 
 /**

@@ -2,7 +2,7 @@ import { BrowserWindow, nativeTheme, protocol, screen, session } from 'electron'
 import { join } from 'node:path'
 import { rendererCsp } from '../shared/csp'
 import { APP_RENDERER_URL, APP_SCHEME, appProtocolHandler } from './app-protocol'
-import type { SettingsService } from './services/settings'
+import type { SettingsService } from '../services/settings'
 import { fitWindowState, parseSavedState, type SavedWindowState } from './window-state'
 
 const STATE_KEY = 'window'

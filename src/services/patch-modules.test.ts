@@ -7,7 +7,7 @@ import { HOOK_POINTS } from '../sim/patch-api/hook-points'
 import { KERNEL_FN_NAMES } from '../sim/kernel/fns'
 import { PatchError, evaluatePatch } from '../sim/patch-api/evaluate'
 import { digestOf } from '../golden/cases'
-import { listPresets } from '../main/services/presets'
+import { listPresets } from './presets'
 import { patchModuleFromText } from './patch-loader'
 
 /** A scenario whose variants may name in-memory patch modules by their file name. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { simulate } from '../sim/index'
 import { parseScenario, type Scenario } from '../sim/scenario'
 import { digestOf } from '../golden/cases'
-import { listPresets } from '../main/services/presets'
+import { listPresets } from './presets'
 import { EXAMPLE_PATCH_DIR, patchModuleFromText } from './patch-loader'
 
 /**

@@ -175,7 +175,7 @@ export interface ExportPrefs {
   theme: 'light' | 'dark' | 'shown'
 }
 
-/** What one submission may cost on this host (src/main/services/limits.ts). */
+/** What one submission may cost on this host (src/services/limits.ts). */
 export interface HostLimits {
   /** Estimated events of one run; a scenario's "maxEvents" may lower it, not raise it. */
   maxEventsPerRun: number

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { simulate } from './index'
 import { parseScenario } from './scenario'
 import { mergeReplicas, planReplicas, REPLICA_MIN_MS, replicaScenario, replicaSeed, steadyState } from './replicas'
-import { plansFor, submitRun, type PoolLike, type SimJob } from '../main/services/replica-runner'
+import { plansFor, submitRun, type PoolLike, type SimJob } from '../services/replica-runner'
 import type { VariantResult } from '../shared/result'
-import type { JobHandle, JobOutcome } from '../main/services/worker-pool'
+import type { JobHandle, JobOutcome } from '../services/worker-pool'
 
 function scenario(over: Record<string, unknown> = {}, workloads?: unknown[]): ReturnType<typeof parseScenario> {
   return parseScenario(JSON.stringify({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readPreset } from '../main/services/presets'
+import { readPreset } from '../services/presets'
 import { simulateDetailed } from '../sim'
 import { attachTracer, type Tracer } from '../sim/metrics/trace'
 import { expandRuns, parseScenario, type Scenario } from '../sim/scenario'

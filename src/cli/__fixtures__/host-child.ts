@@ -7,8 +7,8 @@
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createBackend } from '../../main/services/backend'
-import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker } from '../../main/services/test-helpers'
+import { createBackend } from '../../services/backend'
+import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker } from '../../services/test-helpers'
 import { startWebHost } from '../serve-host'
 
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { simulate } from '../index'
 import { expandRuns, parseScenario, type Scenario } from '../scenario'
-import { listPresets } from '../../main/services/presets'
+import { listPresets } from '../../services/presets'
 import { compareModes, type ModeComparison } from './coalesce-check'
 import type { VariantResult } from '../../shared/result'
 

@@ -5,14 +5,14 @@ import { gunzipSync } from 'node:zlib'
 import protobuf from 'protobufjs'
 import { createBackend, type Backend } from './backend'
 import { MemoryKv, TSX_WORKER_ARGV, tempDir } from './test-helpers'
-import { API_ARGS } from '../../shared/ipc-schemas'
+import { API_ARGS } from '../shared/ipc-schemas'
 import { createDispatcher } from './dispatch'
 import { ExplainService } from './explain-service'
 import { WorkerPool } from './worker-pool'
-import type { StoredRun } from '../../shared/ipc'
-import type { VariantResult } from '../../shared/result'
-import { explainSample } from '../../sim/explain'
-import { parseScenario, expandRuns } from '../../sim/scenario'
+import type { StoredRun } from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
+import { explainSample } from '../sim/explain'
+import { parseScenario, expandRuns } from '../sim/scenario'
 
 const TEXT = JSON.stringify({
   name: 'explain service', topology: 'smp-2', durationMs: 150, kernel: { hz: 250 },
@@ -66,7 +66,7 @@ describe('explain service (worker pool)', () => {
     // the trace of the explanation's window decodes, and covers it
     const t = await backend.service.perfettoTrace({ runId, variant: 'no short', seed: run.seeds[0], startNs: e.window.startNs, endNs: e.window.endNs })
     expect(t.fileName).toMatch(/\.perfetto-trace$/)
-    const root = protobuf.loadSync(join(__dirname, '../../trace/perfetto-protos/perfetto-subset.proto'))
+    const root = protobuf.loadSync(join(__dirname, '../trace/perfetto-protos/perfetto-subset.proto'))
     const trace = root.lookupType('perfetto.protos.Trace').toObject(root.lookupType('perfetto.protos.Trace').decode(Buffer.from(t.base64, 'base64')), { longs: Number }) as { packet: { ftraceEvents?: { event: { timestamp: number }[] } }[] }
     const ts = trace.packet.flatMap((p) => p.ftraceEvents?.event.map((x) => x.timestamp) ?? [])
     expect(ts.length).toBeGreaterThan(0)
@@ -97,7 +97,7 @@ describe('explain service (worker pool)', () => {
   })
 
   it('shows an imported trace\'s maximum with the CPUs\' timeline around it, and refuses what a trace cannot explain', async () => {
-    const file = join(__dirname, '../../trace/fixtures/real-6.18.44.trace.txt.gz')
+    const file = join(__dirname, '../trace/fixtures/real-6.18.44.trace.txt.gz')
     const imported = await backend.service.importTrace(gunzipSync(readFileSync(file)).toString('utf8'), 'real-6.18.44.trace.txt')
     if (!imported.ok) throw new Error(imported.problem.message)
     const run = await backend.service.getRun(imported.run.id)

@@ -80,7 +80,7 @@ describe('the editor schema and the parser agree', () => {
     const { parse } = await import('jsonc-parser')
     const { editorInfo, importRtApp, validate } = await import('./scenario-service')
     const check = new Ajv2020({ strict: false, allErrors: true }).compile(editorInfo().schema)
-    const root = join(__dirname, '../../..')
+    const root = join(__dirname, '../..')
     const texts: [string, string][] = readdirSync(join(root, 'resources/scenarios')).map((f) => [f, readFileSync(join(root, 'resources/scenarios', f), 'utf8')])
     const examples = join(root, '../shared/rt-app-examples')
     // The rt-app examples sit beside the checkout (../shared); the presets are always here.

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import type { VariantResult } from '../../shared/result'
-import { quickScenario } from '../../sim/testing'
-import { simulate } from '../../sim/index'
+import type { VariantResult } from '../shared/result'
+import { quickScenario } from '../sim/testing'
+import { simulate } from '../sim/index'
 import { WorkerPool } from './worker-pool'
 import { TSX_WORKER_ARGV } from './test-helpers'
 
@@ -56,7 +56,7 @@ describe('simulation worker (the source entry `schedlab serve` uses)', () => {
 
 describe('the patch watchdog', () => {
   it('stops a run whose patch hook never returns, names the hook, and the pool goes on', async () => {
-    const { patchModuleFromText } = await import('../../services/patch-loader')
+    const { patchModuleFromText } = await import('./patch-loader')
     const loop = patchModuleFromText(`export default { name: 'loop', hooks: { pickEevdf(s: any, orig: any, cpu: number, protect: boolean) {
   if (s.now > 10e6) for (;;) {}
   return orig(cpu, protect)
@@ -71,7 +71,7 @@ describe('the patch watchdog', () => {
   })
 
   it('reports a patch that throws as the problem of the patch, located', async () => {
-    const { patchModuleFromText } = await import('../../services/patch-loader')
+    const { patchModuleFromText } = await import('./patch-loader')
     const bad = patchModuleFromText(`export default {\n  name: 'bad',\n  hooks: {\n    updateCurr(s: any, orig: any, cpu: number) {\n      if (s.now > 5e6) throw new Error('oops')\n      orig(cpu)\n    }\n  }\n}\n`, 'bad.ts')
     pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 1 })
     const o = await pool.submit({ scenario: { ...scenario, variants: [{ ...scenario.variants[0], userPatches: [bad] }] }, variantIndex: 0, seed: 1 }).outcome

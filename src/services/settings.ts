@@ -1,4 +1,4 @@
-import type { ExportPrefs, HostLimits, PaneLayout, Settings, SettingsPatch, Theme } from '../../shared/ipc'
+import type { ExportPrefs, HostLimits, PaneLayout, Settings, SettingsPatch, Theme } from '../shared/ipc'
 import type { KeyValueStore } from './kv'
 import { parseLimits, resolveLimits } from './limits'
 

@@ -4,7 +4,7 @@
  * on request through the variant's name ("crash", "fail", "slow").
  */
 import { serveJobs } from '../worker-protocol'
-import type { VariantResult } from '../../../shared/result'
+import type { VariantResult } from '../../shared/result'
 
 interface Spec {
   scenario: { variants: { name: string }[]; durationMs: number }

@@ -4,9 +4,9 @@
  * warm-up), and the run's handle resolves with their merged result (`replicas: K`). Used by the
  * workbench's run service, the CLI's pool runner and `npm run bench`.
  */
-import type { RunSpec } from '../../sim/scenario'
-import type { VariantResult } from '../../shared/result'
-import { mergeReplicas, planReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../../sim/replicas'
+import type { RunSpec } from '../sim/scenario'
+import type { VariantResult } from '../shared/result'
+import { mergeReplicas, planReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../sim/replicas'
 import type { JobHandle, JobOutcome, SubmitOptions } from './worker-pool'
 
 /** The payload of one simulation job (sim-worker.ts): a run, and a warm-up for replicas. */

@@ -1,4 +1,4 @@
-import type { NamedDoc } from '../../shared/ipc'
+import type { NamedDoc } from '../shared/ipc'
 
 /**
  * Completion and hover docs for the editor come from the scenario's JSON Schema through

@@ -1,4 +1,8 @@
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
+
+/** The simulation worker's entry as TypeScript source, for hosts that run from source (the CLI, serve). */
+export const SIM_WORKER_SOURCE = join(__dirname, 'sim-worker.ts')
 
 /**
  * execArgv for a worker thread whose entry is a TypeScript source (`schedlab serve` and tests

@@ -3,9 +3,9 @@
  * added (peak RSS minus RSS before it) beside the run-store's estimate for it.
  * argv: COUNT CPUS
  */
-import { parseScenario } from '../../../sim/scenario'
-import { estimateMemoryBytes } from '../../../sim/scenario/estimate'
-import { simulate } from '../../../sim/index'
+import { parseScenario } from '../../sim/scenario'
+import { estimateMemoryBytes } from '../../sim/scenario/estimate'
+import { simulate } from '../../sim/index'
 
 const [count, cpus] = process.argv.slice(2).map(Number)
 const s = parseScenario(JSON.stringify({ topology: `smp-${cpus}`, durationMs: 20, workloads: [{ type: 'hog', count }] }), 'probe.json')

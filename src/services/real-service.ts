@@ -1,13 +1,13 @@
 import { basename } from 'node:path'
 import type { Readable } from 'node:stream'
-import type { AppInfo, ImportTraceResult, JobError, JobInfo, RunStatus, ScenarioProblem, StartRunRequest, StartRunResult, StoredRun } from '../../shared/ipc'
-import type { VariantResult } from '../../shared/result'
+import type { AppInfo, ImportTraceResult, JobError, JobInfo, RunStatus, ScenarioProblem, StartRunRequest, StartRunResult, StoredRun } from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
 import type { RunStore } from './run-store'
 import type { Emit } from './run-service'
 import * as scenarios from './scenario-service'
-import * as real from '../../real/runner'
-import { RealCancelled, RealRefusal } from '../../real/errors'
-import { analyzeStream } from '../../trace'
+import * as real from '../real/runner'
+import { RealCancelled, RealRefusal } from '../real/errors'
+import { analyzeStream } from '../trace'
 
 /**
  * The workbench's real runs (src/real, as `schedlab real`) and trace imports (src/trace, as

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { Envelope } from '../../shared/ipc'
+import type { Envelope } from '../shared/ipc'
 
 export class InvalidCallError extends Error {}
 

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { RunStore } from './run-store'
 import { RealService } from './real-service'
 import { MemoryKv, tempDir } from './test-helpers'
-import { linuxOrReason } from '../../real/host'
+import { linuxOrReason } from '../real/host'
 
 const cleanups: (() => void)[] = []
 afterEach(() => cleanups.splice(0).forEach((c) => c()))
@@ -17,12 +17,12 @@ async function service(simulating = false): Promise<{ real: RealService; store: 
   return { real: new RealService({ store, emit: (e) => events.push(e), version: 'test', simulating: () => simulating }), store, events }
 }
 
-const fixture = join(__dirname, '../../trace/fixtures/real-6.18.44.trace.txt.gz')
+const fixture = join(__dirname, '../trace/fixtures/real-6.18.44.trace.txt.gz')
 
 describe('real runs and trace imports in the workbench backend', () => {
   it('imports a trace as a saved run with source "trace"', async () => {
     const { real, store, events } = await service()
-    const { openTraceFile } = await import('../../trace/reader')
+    const { openTraceFile } = await import('../trace/reader')
     const r = await real.importTrace(openTraceFile(fixture), fixture)
     expect(r.ok).toBe(true)
     if (!r.ok) return

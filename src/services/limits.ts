@@ -1,8 +1,8 @@
 import { totalmem } from 'node:os'
-import { DEFAULT_MAX_EVENTS } from '../../sim/scenario'
-import { DEFAULT_MAX_TOTAL_EVENTS, estimateMemoryBytes, submissionRefusals, type SubmissionLimits } from '../../sim/scenario/estimate'
-import type { RunSpec } from '../../sim/scenario'
-import type { HostLimits } from '../../shared/ipc'
+import { DEFAULT_MAX_EVENTS } from '../sim/scenario'
+import { DEFAULT_MAX_TOTAL_EVENTS, estimateMemoryBytes, submissionRefusals, type SubmissionLimits } from '../sim/scenario/estimate'
+import type { RunSpec } from '../sim/scenario'
+import type { HostLimits } from '../shared/ipc'
 
 /**
  * What one host lets one submission cost. Set by the host's owner only: `schedlab` and

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { simulate } from '../../sim'
-import { expandRuns, parseScenario, resolveTopologyName } from '../../sim/scenario'
+import { simulate } from '../sim'
+import { expandRuns, parseScenario, resolveTopologyName } from '../sim/scenario'
 import { listPresets, readPreset } from './presets'
 
 const presets = listPresets()

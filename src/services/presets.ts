@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { readLenient, toPlain } from '../../sim/scenario/jsonc'
+import { readLenient, toPlain } from '../sim/scenario/jsonc'
 
 /**
  * The bundled scenario presets (resources/scenarios/*.json), one per test setup of the seed

@@ -3,17 +3,17 @@
  * the registries (patches, sched_feat flags, topologies, presets). Everything else in src/main
  * and src/cli/serve.ts imports these names from here, so the services depend on one surface.
  */
-import type { NamedDoc, PresetInfo, ScenarioDoc } from '../../shared/ipc'
-import { SCHED_FEATURES } from '../../sim/kernel/features'
-import { PATCHES } from '../../sim/patches/index'
-import { TOPOLOGY_PRESETS } from '../../sim/kernel/topologies'
-import { ScenarioError, WORKLOAD_TYPES, rtappScenarioText } from '../../sim/scenario/index'
+import type { NamedDoc, PresetInfo, ScenarioDoc } from '../shared/ipc'
+import { SCHED_FEATURES } from '../sim/kernel/features'
+import { PATCHES } from '../sim/patches/index'
+import { TOPOLOGY_PRESETS } from '../sim/kernel/topologies'
+import { ScenarioError, WORKLOAD_TYPES, rtappScenarioText } from '../sim/scenario/index'
 import * as presets from './presets'
 
-export { simulate } from '../../sim/index'
+export { simulate } from '../sim/index'
 export { explainRun, perfettoRun } from './sim-explain'
-export { parseScenario, expandRuns, scenarioJsonSchema, ScenarioError } from '../../sim/scenario/index'
-export type { Scenario, RunSpec } from '../../sim/scenario/index'
+export { parseScenario, expandRuns, scenarioJsonSchema, ScenarioError } from '../sim/scenario/index'
+export type { Scenario, RunSpec } from '../sim/scenario/index'
 
 export function isScenarioError(err: unknown): err is ScenarioError {
   return err instanceof ScenarioError

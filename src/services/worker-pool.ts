@@ -1,7 +1,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads'
 import { availableParallelism, totalmem } from 'node:os'
 import { MONITOR_PROGRESS, MONITOR_SIZE, type FromWorker, type ToWorker, type WorkerInit } from './worker-protocol'
-import { describeHookCode, MONITOR_HOOK } from '../../sim/patch-api/install'
+import { describeHookCode, MONITOR_HOOK } from '../sim/patch-api/install'
 import { DEFAULT_HOST_LIMITS, memoryBudgetBytes, runMemoryOf } from './limits'
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, openSync, readFileSync, renameSync, writeFileSync, fsyncSync, closeSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { StoreProblem } from '../../shared/ipc'
+import type { StoreProblem } from '../shared/ipc'
 import { moveAsideSync } from './aside'
 import { cleanStaleTemps } from './atomic-write'
 

@@ -1,6 +1,6 @@
-import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../../shared/ipc'
+import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../shared/ipc'
 import { memoryBudgetBytes, runMemoryOf } from './limits'
-import type { VariantResult } from '../../shared/result'
+import type { VariantResult } from '../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'

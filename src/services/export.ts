@@ -1,5 +1,5 @@
-import type { ExportContent, ExportTableRequest, StoredRun } from '../../shared/ipc'
-import { buildTables, columnLabels, identicalSeedNotes, pickMetrics, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../../shared/tables'
+import type { ExportContent, ExportTableRequest, StoredRun } from '../shared/ipc'
+import { buildTables, columnLabels, identicalSeedNotes, pickMetrics, tablesToCsv, tablesToMarkdown, tablesToText, variantResults } from '../shared/tables'
 
 /**
  * Table exports of a comparison (variants of saved runs): CSV, Markdown and plain text in the

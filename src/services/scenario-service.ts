@@ -1,9 +1,9 @@
-import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../../shared/ipc'
+import type { EditorInfo, ScenarioDoc, ScenarioProblem, ValidationResult } from '../shared/ipc'
 import * as sim from './sim-adapter'
-import type { SubmissionLimits } from '../../sim/scenario/estimate'
+import type { SubmissionLimits } from '../sim/scenario/estimate'
 import { submissionLimits, type HostLimits } from './limits'
 import { augmentSchema } from './editor-schema'
-import { hostSpecs } from '../../real/host-specs'
+import { hostSpecs } from '../real/host-specs'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { ApiEventName, ApiEvents } from '../../shared/ipc'
-import type { VariantResult } from '../../shared/result'
+import type { ApiEventName, ApiEvents } from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunStore } from './run-store'
 import { RunService } from './run-service'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
-import { runCli } from '../../cli/index'
-import { memoryIo } from '../../cli/io'
-import { simulate } from '../../sim/index'
-import { strip } from '../../sweep/merge'
-import { relativeHalfWidth, targetEstimate } from '../../stats/precision'
+import { runCli } from '../cli/index'
+import { memoryIo } from '../cli/io'
+import { simulate } from '../sim/index'
+import { strip } from '../sweep/merge'
+import { relativeHalfWidth, targetEstimate } from '../stats/precision'
 
 type Ev = { event: ApiEventName; payload: ApiEvents[ApiEventName]; at: number }
 
@@ -198,7 +198,7 @@ describe('RunService precision runs', () => {
 describe('RunService sweeps', () => {
   it('runs every cell of a scenario\'s sweep and saves it as one history entry, cell by cell', async () => {
     const { runs, store } = await setup(join(__dirname, 'sim-worker.ts'))
-    const text = readFileSync(join(__dirname, '../../sweep/fixtures/sweep-2x3.json'), 'utf8')
+    const text = readFileSync(join(__dirname, '../sweep/fixtures/sweep-2x3.json'), 'utf8')
     const res = runs.start({ text, file: 'sweep-2x3.json' })
     if (!res.ok) throw new Error(res.problem.message)
     expect(res.jobs).toHaveLength(12)

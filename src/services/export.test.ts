@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { StoredRun } from '../../shared/ipc'
-import type { VariantResult } from '../../shared/result'
-import { rendererCsp } from '../../shared/csp'
+import type { StoredRun } from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
+import { rendererCsp } from '../shared/csp'
 import { exportContent, pngFileName, pngSize, slug } from './export'
 
 function result(name: string, seed: number, max: number): VariantResult {
@@ -79,7 +79,7 @@ describe('PNG check', () => {
 
 describe('renderer CSP', () => {
   it('index.html carries the same policy both hosts send (minus frame-ancestors, which meta tags ignore)', () => {
-    const html = readFileSync(join(__dirname, '../../renderer/index.html'), 'utf8')
+    const html = readFileSync(join(__dirname, '../renderer/index.html'), 'utf8')
     const meta = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)![1]
     expect(meta).toBe(rendererCsp().replace("; frame-ancestors 'none'", ''))
     expect(meta).not.toMatch(/unsafe-eval/)

@@ -1,18 +1,18 @@
 import { plansFor, submitRun } from './replica-runner'
-import type { ReplicaPlan } from '../../sim/replicas'
+import type { ReplicaPlan } from '../sim/replicas'
 import type {
   ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
-} from '../../shared/ipc'
-import type { VariantResult } from '../../shared/result'
+} from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
 import type { RunStore } from './run-store'
 import * as scenarios from './scenario-service'
-import { runName, type RunFacts } from '../../shared/run-name'
+import { runName, type RunFacts } from '../shared/run-name'
 import * as sim from './sim-adapter'
 import { DEFAULT_HOST_LIMITS, precisionRefusals, submissionLimits, type HostLimits } from './limits'
-import { submissionRefusals } from '../../sim/scenario/estimate'
+import { submissionRefusals } from '../sim/scenario/estimate'
 import type { RunSpec, Scenario } from './sim-adapter'
-import { cellLabel, cells, planCells } from '../../sweep/grid'
+import { cellLabel, cells, planCells } from '../sweep/grid'
 
 interface SweepPlan {
   axes: { path: string; values: unknown[] }[]
@@ -21,7 +21,7 @@ interface SweepPlan {
 }
 import {
   DEFAULT_MAX_SEEDS, DEFAULT_MIN_SEEDS, parsePrecisionTarget, resolveTargetWorkload, runToPrecision, type PrecisionTarget, type VariantPrecision
-} from '../../stats/precision'
+} from '../stats/precision'
 
 export type Emit = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
 

@@ -1,4 +1,4 @@
-import type { StoredRun } from '../../../shared/ipc'
+import type { StoredRun } from '../../shared/ipc'
 
 /** A small, structurally complete saved run for store tests. */
 export function sampleRun(id: string, createdAt: string, name = id): StoredRun {

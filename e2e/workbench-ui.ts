@@ -5,6 +5,7 @@ import { applyEdits, modify } from 'jsonc-parser'
 import type { RunStatus } from '../src/shared/ipc'
 import { textHash } from '../src/shared/text-hash'
 import { ROOT } from './host'
+import { readPreset } from '../src/services/sim-adapter'
 
 /** The same user actions for the workbench in Chromium (web host) and in Electron. */
 
@@ -13,6 +14,11 @@ export const ARTIFACTS = join(ROOT, 'artifacts')
 /** Set a value in JSONC text, keeping its comments, as an editor would. */
 export function editJson(text: string, path: (string | number)[], value: unknown): string {
   return applyEdits(text, modify(text, path, value, { formattingOptions: { insertSpaces: true, tabSize: 2 } }))
+}
+
+/** A preset's text shortened for a browser test: `durationMs`, one seed, and a name of its own. */
+export async function shortPreset(id: string, name: string, durationMs = 300): Promise<string> {
+  return editJson(editJson(editJson((await readPreset(id)).text, ['durationMs'], durationMs), ['seeds'], 1), ['name'], name)
 }
 
 export class Workbench {

@@ -11,10 +11,9 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/serve'
-import { readPreset } from '../src/services/sim-adapter'
 import { textHash } from '../src/shared/text-hash'
 import { WorkbenchHost, chromiumMissing } from './host'
-import { ARTIFACTS, Workbench, editJson, openWorkbench, pngPixels } from './workbench-ui'
+import { ARTIFACTS, Workbench, editJson, openWorkbench, pngPixels, shortPreset } from './workbench-ui'
 
 const missing = chromiumMissing()
 const PRESET = 'cyclictest-hackbench-rb5'
@@ -31,7 +30,7 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
     mkdirSync(ARTIFACTS, { recursive: true })
     ensureBuilt()
     host = new WorkbenchHost('schedlab-ux-')
-    base = editJson(editJson(editJson((await readPreset(PRESET)).text, ['durationMs'], 300), ['seeds'], 1), ['name'], 'ux')
+    base = await shortPreset(PRESET, 'ux')
     await host.start()
     ;({ page, ui } = await openWorkbench(host.browser, host.url, { width: 1440, height: 900 }, pageErrors))
   }, 180_000)

@@ -1,6 +1,8 @@
 /**
  * `npm run screenshots`: regenerate the README's screenshots of the workbench
- * (docs/screenshots/editor.png, results.png, compare.png, layout-1024x700.png) by driving
+ * (docs/screenshots/editor.png; Results with the preset's 4 variants and Compare of 3 runs, each
+ * at 1280x800 and 1024x700: results-1280x800.png, results-1024x700.png, compare-1280x800.png,
+ * compare-1024x700.png) by driving
  * `schedlab serve` in Chromium on a throwaway data folder, as the end-to-end tests do. Each
  * step waits for the state it shows (the editor's text, a finished run, a drawn chart).
  */
@@ -59,31 +61,36 @@ try {
   page.on('dialog', (d) => void d.accept())
   await page.goto(serve.url)
   await page.waitForSelector('body[data-ready="true"]')
-  const text = edit(edit((await readPreset(PRESET)).text, ['durationMs'], 3000), ['seeds'], 2)
+  const text = edit(edit((await readPreset(PRESET)).text, ['durationMs'], 1000), ['seeds'], 2)
   await page.getByTestId('blank-scenario').click()
   await paste(page, text)
   await page.screenshot({ path: join(OUT, 'editor.png') })
-
   await run(page)
-  await page.screenshot({ path: join(OUT, 'results.png') })
+  const resultsId = await page.getByTestId('run-progress').getAttribute('data-run-id')
 
-  // a second run with the cyclictest slice changed: named after the change, compared with the first
+  // three runs of the first variant, the cyclictest slice changed: named after the change, compared
+  const one = edit(text, ['variants'], [(parseJsonc(text) as { variants: unknown[] }).variants[0]])
   const ct = (parseJsonc(text) as { workloads: { type: string }[] }).workloads.findIndex((w) => w.type === 'cyclictest')
-  await paste(page, edit(text, ['workloads', ct, 'sliceUs'], 4000))
-  await run(page)
-  for (const i of [0, 1]) await page.locator('[data-testid="history-item"] input.select').nth(i).check()
-  await page.getByTestId('compare-selected').click()
-  await until('the comparison chart', async () => (await page.getByTestId('compare-chart').getAttribute('data-drawn')) === 'true')
-  await page.screenshot({ path: join(OUT, 'compare.png') })
+  for (const slice of [2000, 4000, 8000]) {
+    await paste(page, edit(one, ['workloads', ct, 'sliceUs'], slice))
+    await run(page)
+  }
 
-  const small = await browser.newContext({ viewport: { width: 1024, height: 700 } })
-  const p2 = await small.newPage()
-  await p2.goto(serve.url)
-  await p2.waitForSelector('body[data-ready="true"]')
-  await p2.locator('[data-testid="history-item"] .run-name').first().click()
-  await until('the results at 1024x700', async () => (await p2.getByTestId('latency-chart').getAttribute('data-drawn')) === 'true')
-  await p2.screenshot({ path: join(OUT, 'layout-1024x700.png') })
-  process.stdout.write(`wrote ${OUT}/{editor,results,compare,layout-1024x700}.png\n`)
+  for (const [w, h] of [[1280, 800], [1024, 700]]) {
+    const ctx = await browser.newContext({ viewport: { width: w, height: h } })
+    const p = await ctx.newPage()
+    await p.goto(serve.url)
+    await p.waitForSelector('body[data-ready="true"]')
+    await p.locator(`[data-testid="history-item"][data-run-id="${resultsId}"] .run-name`).click()
+    await until(`the results at ${w}x${h}`, async () => (await p.getByTestId('results-view').getAttribute('data-run-id')) === resultsId && (await p.getByTestId('latency-chart').getAttribute('data-drawn')) === 'true')
+    await p.screenshot({ path: join(OUT, `results-${w}x${h}.png`) })
+    for (const i of [0, 1, 2]) await p.locator('[data-testid="history-item"] input.select').nth(i).check()
+    await p.getByTestId('compare-selected').click()
+    await until(`the comparison at ${w}x${h}`, async () => (await p.getByTestId('compare-chart').getAttribute('data-drawn')) === 'true')
+    await p.screenshot({ path: join(OUT, `compare-${w}x${h}.png`) })
+    await ctx.close()
+  }
+  process.stdout.write(`wrote ${OUT}/{editor,results-1280x800,results-1024x700,compare-1280x800,compare-1024x700}.png\n`)
 } finally {
   await browser.close()
   await serve.stop()

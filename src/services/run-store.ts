@@ -67,7 +67,7 @@ export class RunNotFoundError extends Error {}
 function summaryOf(run: StoredRun): RunSummary {
   const { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version } = run
   const source = run.source ?? run.results.find((r) => r.source)?.source
-  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(source && source !== 'sim' ? { source } : {}), ...(run.sweep ? { kind: 'sweep' as const } : {}) }
+  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(source && source !== 'sim' ? { source } : {}), ...(run.sweep ? { kind: 'sweep' as const, cells: run.sweep.total } : {}) }
 }
 
 function describeZod(err: z.ZodError): string {

@@ -119,6 +119,8 @@ export interface RunSummary {
   source?: ResultSource
   /** A sweep (its cells are in StoredRun.sweep); absent for a run. */
   kind?: 'sweep'
+  /** A sweep's cell count (its grid's size). */
+  cells?: number
 }
 
 /** A saved sweep: the grid and each cell's results (the runs of every variant x seed). */

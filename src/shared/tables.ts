@@ -6,7 +6,7 @@
  */
 import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import { histogramPercentile, mergeHistograms } from './histogram-data'
-import { columnStats, compareEstimates, distinctResults, formatImprovement, formatNumber, formatInsufficient, formatInterval, identicalNote, improvementOf, LEGEND, meanEstimate, type Estimate, type PercentileKey, type WorkloadStats } from '../stats'
+import { columnStats, compareEstimates, distinctResults, formatImprovement, formatNumber, formatInsufficient, identicalNote, intervalParts, improvementOf, LEGEND, meanEstimate, type Estimate, type PercentileKey, type WorkloadStats } from '../stats'
 
 /** A column: the results of one variant, one per seed. */
 export interface TableColumn {
@@ -227,11 +227,17 @@ export function formatValue(key: MetricKey, v: number | null, digits?: number): 
 
 /** The value with its interval ("1018 ±35", "864 [57, 3981]"), or the n/a reason. */
 export function formatValueCell(row: MetricRow, i: number): string {
-  if (row.na[i]) return row.na[i] as string
+  const [v, interval] = valueCellParts(row, i)
+  return interval ? `${v} ${interval}` : v
+}
+
+/** formatValueCell in two parts: the value (or n/a reason, or '-') and its interval ('' without one). */
+export function valueCellParts(row: MetricRow, i: number): [string, string] {
+  if (row.na[i]) return [row.na[i] as string, '']
   const v = row.values[i]
-  if (v === null) return '-'
-  if (row.key === 'count') return formatValue('count', v)
-  return formatInterval(v, row.ci[i], row.digits ?? (row.key === 'timeSec' ? 3 : undefined))
+  if (v === null) return ['-', '']
+  if (row.key === 'count') return [formatValue('count', v), '']
+  return intervalParts(v, row.ci[i], row.digits ?? (row.key === 'timeSec' ? 3 : undefined))
 }
 
 /** The change with mmtests' mark for a significant one: "(+55 %)*". */

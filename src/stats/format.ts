@@ -39,13 +39,19 @@ export function lopsided(value: number, ci: readonly [number, number]): boolean 
  * are whole and smaller ones keep one decimal, each by its own size ("57 ±0.3").
  */
 export function formatInterval(value: number, ci: readonly [number, number] | null, digits?: number): string {
+  const [v, interval] = intervalParts(value, ci, digits)
+  return interval ? `${v} ${interval}` : v
+}
+
+/** The two parts of formatInterval: the value, and "±35", "[57, 3981]" or '' (the page stacks them). */
+export function intervalParts(value: number, ci: readonly [number, number] | null, digits?: number): [string, string] {
   const v = formatNumber(value, digits)
-  if (!ci) return v
+  if (!ci) return [v, '']
   const lo = formatNumber(ci[0], digits)
   const hi = formatNumber(ci[1], digits)
   // an interval narrower than the printed digits shows nothing as [57, 57]: its half-width does
-  if (lopsided(value, ci) && !(lo === v && hi === v)) return `${v} [${lo}, ${hi}]`
-  return `${v} ±${formatNumber((ci[1] - ci[0]) / 2, digits)}`
+  if (lopsided(value, ci) && !(lo === v && hi === v)) return [v, `[${lo}, ${hi}]`]
+  return [v, `±${formatNumber((ci[1] - ci[0]) / 2, digits)}`]
 }
 
 /** "1018 ±35", "864 [57, 3981]", "1018" without an interval, or "n/a (264 samples; need 10000)". */

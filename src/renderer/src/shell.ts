@@ -54,9 +54,12 @@ export function startShell(api: SchedlabApi, root: HTMLElement): Shell {
   const panes = tabs.map((t) => h('div', { class: 'tab-pane', role: 'tabpanel', 'data-tab': t.id, hidden: true }, t.el))
 
   const layout = h('main', { class: 'layout', 'data-testid': 'layout' })
+  const rightScroll = h('div', { class: 'right-scroll', 'data-testid': 'right-scroll' }, progress.el, panes)
   const right = h('section', { class: 'right-pane', 'data-testid': 'right-pane' },
     h('nav', { class: 'tabs', role: 'tablist' }, tabButtons),
-    h('div', { class: 'right-scroll' }, progress.el, panes))
+    rightScroll)
+  // another run or comparison shown opens at its top, not where the last one was scrolled to
+  store.watch((s) => [s.shownRun?.id, s.shownSweep?.id, s.comparison, s.tab], () => { rightScroll.scrollTop = 0 }, { equals: (a, b) => a.every((x, i) => x === b[i]) })
   root.replaceChildren(toolbar.el, runBar.el, layout, status.el, help)
 
   store.watch((s) => s.tab, (tab) => {

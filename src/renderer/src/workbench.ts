@@ -71,6 +71,9 @@ export function createWorkbench(api: SchedlabApi, store: Store<WorkbenchState>):
       api.on('menu-command', (e) => void command(e.command, e.path))
       editor.startEmpty()
       await history.refreshRuns()
+      // a reload shows the newest run of History, as before it
+      const newest = core.s.runs[0]
+      if (newest && !core.s.shownRun && !core.s.shownSweep) await history.openRun(newest.id)
     },
     disconnected() {
       store.set({ connected: false })

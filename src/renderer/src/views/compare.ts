@@ -12,7 +12,7 @@ import { ChartCard } from './chart-card'
 import { chartControls, exportCard } from './chart-controls'
 import { openScenarioDiff } from './scenario-diff'
 import { EXPORT_FORMATS, duration, identicalNotice, seedList } from './results'
-import { seedsTable, seedsTableTransposed } from './tables'
+import { MAX_SIDE_BY_SIDE, seedsTable, seedsTableTransposed } from './tables'
 
 export const METRICS: readonly [MetricKey, string][] = [
   ['count', 'samples'], ['avg', 'average'], ['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p99_9', 'p99.9'], ['max', 'max'], ['timeSec', 'time']
@@ -123,7 +123,7 @@ export function createCompareView(ctx: ViewContext): TabView {
     const runNames = [...new Set(all.map((c) => c.run.name))]
     const title = runIds.size === 1 ? `${runNames[0]}: variants` : runNames.join(' vs ')
     // Turned (one row per column) when a table has more columns than rows, or when asked.
-    const turn1 = (t: WorkloadTable) => orientation === 'columns' || (orientation === 'auto' && cols.length > t.rows.length)
+    const turn1 = (t: WorkloadTable) => orientation === 'columns' || (orientation === 'auto' && (cols.length > t.rows.length || cols.length > MAX_SIDE_BY_SIDE))
     const turned = tables.some(turn1)
     const caption = compareCaption(cols, labels)
     const setBaseline = (i: number) => ctx.store.set({ comparison: { ...cmp, baseline: i } })

@@ -9,6 +9,16 @@ function when(iso: string): string {
 }
 
 /**
+ * A run's name in two parts for a middle ellipsis: the end that tells runs of one scenario apart
+ * (what changed, after the last " · ", or the last characters) stays whole, the start is cut.
+ */
+export function splitName(name: string): [string, string] {
+  const dot = name.lastIndexOf(' · ')
+  const cut = dot > 0 && name.length - dot <= 40 ? dot : Math.max(0, name.length - 14)
+  return cut > 0 ? [name.slice(0, cut), name.slice(cut)] : [name, '']
+}
+
+/**
  * Saved runs, newest first: open, rename, delete, pin as baseline, select for comparison.
  * The selection, the rename field and the delete confirmation are this view's own state.
  */
@@ -56,9 +66,12 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
         render()
       }
     })
-    const name = editing === r.id ? renameInput(r) : h('button', { class: 'run-name link', title: `${r.name}\nShow results`, onclick: () => void actions.openRun(r.id) }, r.name)
+    const [head, tail] = splitName(r.name)
+    const name = editing === r.id ? renameInput(r) : h('button', { class: 'run-name link', title: `${r.name}\nShow results`, onclick: () => void actions.openRun(r.id) },
+      h('span', { class: 'head' }, head), tail ? h('span', { class: 'tail' }, tail) : null)
+    const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
     const meta = h('div', { class: 'run-meta' },
-      `${when(r.createdAt)} · ${r.variants.length} variant${r.variants.length === 1 ? '' : 's'} × ${r.seeds.length} seed${r.seeds.length === 1 ? '' : 's'}`,
+      `${when(r.createdAt)} · ${r.kind === 'sweep' && r.cells !== undefined ? `${plural(r.cells, 'cell')} × ` : ''}${plural(r.variants.length, 'variant')} × ${plural(r.seeds.length, 'seed')}`,
       r.status !== 'done' ? h('span', { class: `status status-${r.status}` }, r.status) : null)
     const actionsRow = confirming === r.id
       ? h('div', { class: 'run-actions confirm' }, 'Delete this run?',

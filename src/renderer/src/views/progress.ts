@@ -1,9 +1,11 @@
 import { h } from '../dom'
 import type { JobView, ProgressState, ViewContext } from '../state'
+import { shallowEqual } from '../store'
 
 /**
  * One progress bar per (variant, seed) job of the last run started from this window. When the
- * run has ended the card collapses to its one-line summary (the rows stay one click away).
+ * run has ended the card collapses to its one-line summary (the rows stay one click away), and
+ * it leaves once another run is shown.
  */
 export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const summary = h('span', { class: 'progress-summary' })
@@ -30,11 +32,14 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     b.label.textContent = j.state === 'running' ? `${Math.floor(j.fraction * 100)} %` : j.state
   }
 
-  ctx.store.watch((s) => s.progress, (p: ProgressState | null) => {
+  ctx.store.watch((s) => ({ p: s.progress, shown: s.shownRun?.id ?? null, sweep: s.shownSweep?.id ?? null }), ({ p, shown, sweep }: { p: ProgressState | null; shown: string | null; sweep: string | null }) => {
     if (!p) {
       el.hidden = true
       return
     }
+    // an ended run's card stays while its results are shown (or until they are), not beside another run's
+    const mine = shown === p.runId || !!shown?.startsWith(`${p.runId}#`) || sweep === p.runId
+    const other = !mine && (shown !== null || sweep !== null)
     if (p.runId !== runId) {
       runId = p.runId
       bars.clear()
@@ -57,7 +62,7 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
       precision.textContent = `precision ${p.precision.target}: ` + p.precision.variants.map((v) =>
         `${v.name} ${v.seeds} seed${v.seeds === 1 ? '' : 's'} ${v.halfWidthPct === null ? '(no interval yet)' : `±${v.halfWidthPct.toFixed(1)} %`}${v.reached ? ' ✓' : ''}`).join(' · ')
     }
-    el.hidden = false
+    el.hidden = p.status !== 'running' && other
     el.dataset.runId = p.runId
     el.dataset.status = p.status
     const done = p.jobs.filter((j) => j.state === 'done').length
@@ -68,6 +73,6 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     summary.textContent = p.status === 'running'
       ? `Running ${n} simulation${n === 1 ? '' : 's'}: ${done} done${failed ? `, ${failed} failed` : ''}`
       : `Run ${p.status}: ${done} of ${n} done${failed ? `, ${failed} failed` : ''}`
-  }, { now: true })
+  }, { now: true, equals: shallowEqual })
   return { el }
 }

@@ -10,7 +10,7 @@ import { shallowEqual } from '../store'
 import { chartTheme } from '../theme'
 import { ChartCard } from './chart-card'
 import { chartControls, exportCard } from './chart-controls'
-import { seedsTable } from './tables'
+import { MAX_SIDE_BY_SIDE, seedsTable, seedsTableTransposed } from './tables'
 import { taskTable } from './task-table'
 
 /** The machine a real run measured, one row per repeat; a trace's reading. */
@@ -94,7 +94,7 @@ export function runCaption(run: StoredRun, variants: readonly string[]): string 
 
 /** The Results tab: the run shown (store.shownRun), its tables and charts. */
 export function createResultsView(ctx: ViewContext): TabView {
-  const el = h('div', { class: 'results' })
+  const el = h('div', { class: 'results', 'data-testid': 'results-view' })
   let cards: ChartCard[] = []
   let workload = ''
   let runId: string | null = null
@@ -105,6 +105,8 @@ export function createResultsView(ctx: ViewContext): TabView {
     const run = s.shownRun
     if (run?.id !== runId) workload = ''
     runId = run?.id ?? null
+    if (runId) el.dataset.runId = runId
+    else delete el.dataset.runId
     if (!run) {
       replace(el, h('div', { class: 'empty-state' },
         h('h3', {}, 'No results yet'),
@@ -153,7 +155,8 @@ export function createResultsView(ctx: ViewContext): TabView {
       series.length > 1 ? h('p', { class: 'hint' }, `Changes are against ${labels[0]}; + is better (lower latency), as in the mailing-list threads.`) : null,
       identicalNotice(identicalSeedNotes(series)) ??
         (run.seeds.length > 1 ? h('p', { class: 'hint' }, `Percentiles pool the samples of ${run.seeds.length} seeds.`) : null),
-      tables.map((t) => seedsTable(labels, t, 0)))
+      // up to 4 variants side by side; more turn the table (one row per variant)
+      tables.map((t) => (labels.length > MAX_SIDE_BY_SIDE ? seedsTableTransposed(labels, t, 0) : seedsTable(labels, t, 0))))
     const explain = (t: Omit<ExplainTarget, 'seq'>) => ctx.actions.explain(t)
     const simulated = run.source !== 'real' && run.source !== 'trace'
     if (!simulated) tableBox.classList.add('no-explain')

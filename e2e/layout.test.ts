@@ -1,0 +1,120 @@
+/**
+ * End-to-end: every variant visible (issue 28), in Chromium through `schedlab serve`: four
+ * variants side by side at 1280x800 and three at 1024x700 without a horizontal scroll, n/a
+ * reasons under the table instead of in the cells, Results at its top after a run, the progress
+ * card gone once another run is shown, the newest run shown after a reload, History names that
+ * keep their distinguishing end, and a sweep's entry with its cell count.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { parse as parseJsonc } from 'jsonc-parser'
+import { ensureBuilt } from '../src/cli/serve'
+import { WorkbenchHost, chromiumMissing } from './host'
+import { Workbench, editJson, openWorkbench, shortPreset } from './workbench-ui'
+
+const missing = chromiumMissing()
+const LONG_NAME = 'cyclictest beside hackbench with one group of thread pipes on the RB5 board'
+
+describe.skipIf(missing !== null)('every variant visible (Chromium, schedlab serve)', () => {
+  let host: WorkbenchHost
+  let page: Page
+  let ui: Workbench
+  /** The preset, shortened: 4 variants, noise + cyclictest + hackbench, one seed. */
+  let base: string
+  const pageErrors: string[] = []
+
+  beforeAll(async () => {
+    ensureBuilt()
+    host = new WorkbenchHost('schedlab-layout-')
+    base = await shortPreset('cyclictest-hackbench-rb5', LONG_NAME)
+    await host.start()
+    ;({ page, ui } = await openWorkbench(host.browser, host.url, { width: 1280, height: 800 }, pageErrors))
+    await page.getByTestId('blank-scenario').click()
+  }, 180_000)
+
+  afterAll(async () => {
+    await host?.stop()
+  })
+
+  /** Each table of the tab: its columns and whether it needs a horizontal scroll. */
+  const tables = (testid: string) => page.locator(`[data-testid="${testid}"] .table-scroll`).evaluateAll((els) => els.map((e) => ({
+    columns: e.querySelectorAll('thead th').length - 1,
+    scrolls: e.scrollWidth > e.clientWidth + 1
+  })))
+
+  it('fits 4 variants at 1280x800 and 3 at 1024x700 without scrolling; n/a reasons go under the table', async () => {
+    expect(await ui.typeScenario(base)).toMatch(/✓/)
+    await ui.runAndWait('done')
+    await expect.poll(() => tables('results-table')).not.toEqual([])
+    for (const t of await tables('results-table')) expect(t).toEqual({ columns: 4, scrolls: false })
+    // n/a cells are short; their reason is on hover and under the table
+    const na = page.locator('[data-testid="results-table"] td.na').first()
+    expect(await na.textContent()).toBe('n/a')
+    expect(await na.getAttribute('title')).toMatch(/^n\/a \(\d+ samples; need \d+\)/)
+    expect(await page.getByTestId('na-notes').first().textContent()).toMatch(/99\.9th Percentile \(us\): \d+ samples; need 10000/)
+
+    await page.setViewportSize({ width: 1024, height: 700 })
+    await ui.runOnlyVariants(['tip/sched/core', 'short-slice v1', 'short-slice v2'])
+    await ui.runAndWait('done')
+    await expect.poll(async () => (await tables('results-table'))[0]?.columns).toBe(3)
+    for (const t of await tables('results-table')) expect(t).toEqual({ columns: 3, scrolls: false })
+    await page.getByTestId('compare-variants').click()
+    await expect.poll(() => tables('compare-table')).not.toEqual([])
+    for (const t of await tables('compare-table')) expect(t).toEqual({ columns: 3, scrolls: false })
+    await page.setViewportSize({ width: 1280, height: 800 })
+  }, 180_000)
+
+  it('opens Results at its top after a run; the progress card leaves once another run is shown; a reload shows the newest run', async () => {
+    await page.getByTestId('tab-results').click()
+    const scroller = page.getByTestId('right-scroll')
+    await scroller.evaluate((e) => { e.scrollTop = e.scrollHeight })
+    expect(await scroller.evaluate((e) => e.scrollTop)).toBeGreaterThan(100)
+    await ui.runAndWait('done')
+    const newest = await page.getByTestId('run-progress').getAttribute('data-run-id')
+    await expect.poll(() => page.getByTestId('results-view').getAttribute('data-run-id')).toBe(newest)
+    await expect.poll(() => scroller.evaluate((e) => e.scrollTop)).toBe(0)
+    // the card of the run just done stays beside its results...
+    expect(await page.getByTestId('run-progress').isVisible()).toBe(true)
+    // ...and leaves when another run is shown
+    const older = page.locator('[data-testid="history-item"]').nth(1)
+    const olderId = await older.getAttribute('data-run-id')
+    await older.locator('.run-name').click()
+    await expect.poll(() => page.getByTestId('results-view').getAttribute('data-run-id')).toBe(olderId)
+    await expect.poll(() => page.getByTestId('run-progress').isVisible()).toBe(false)
+    await page.reload()
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 })
+    expect(await page.locator('[data-testid="results-view"] .empty-state').count()).toBe(0)
+    expect(await page.getByTestId('results-view').getAttribute('data-run-id')).toBe(newest)
+    await page.getByTestId('blank-scenario').click()
+  }, 120_000)
+
+  it('keeps the distinguishing end of a History name visible, the whole name on hover', async () => {
+    const ct = (parseJsonc(base) as { workloads: { type: string }[] }).workloads.findIndex((w) => w.type === 'cyclictest')
+    expect(await ui.typeScenario(editJson(base, ['workloads', ct, 'sliceUs'], 4000))).toMatch(/✓/)
+    await ui.runAndWait('done')
+    const first = page.locator('[data-testid="history-item"]').first()
+    const name = first.locator('.run-name')
+    const full = (await name.getAttribute('title'))!.split('\n')[0]
+    expect(full).toMatch(new RegExp(`^${LONG_NAME} · .*ct slice 4 ms`))
+    // the start is cut (it does not fit), the end that differs from the other runs is whole
+    const tail = name.locator('.tail')
+    expect(await tail.textContent()).toMatch(/ct slice 4 ms$/)
+    const [nb, tb] = await Promise.all([name.boundingBox(), tail.boundingBox()])
+    expect(tb!.x + tb!.width).toBeLessThanOrEqual(nb!.x + nb!.width + 1)
+    expect(await name.locator('.head').evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true)
+  }, 120_000)
+
+  it('says a sweep\'s cell count in its History entry', async () => {
+    const sweep = JSON.stringify({
+      name: 'tiny sweep', topology: 'smp-2', durationMs: 30,
+      workloads: [{ type: 'cyclictest', periodUs: 1000, sliceUs: 3000 }],
+      sweep: { 'workloads[0].sliceUs': [3000, 8000], 'workloads[0].periodUs': [1000, 2000, 3000] }
+    }, null, 2)
+    expect(await ui.typeScenario(sweep)).toMatch(/✓/)
+    await ui.runAndWait('done')
+    const item = page.locator('[data-testid="history-item"]').first()
+    expect(await item.getAttribute('data-kind')).toBe('sweep')
+    expect(await item.locator('.run-meta').textContent()).toMatch(/6 cells × 1 variant × 1 seed/)
+    expect(pageErrors).toEqual([])
+  }, 120_000)
+})

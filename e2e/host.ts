@@ -18,8 +18,8 @@ export interface ServeProcess {
 }
 
 /** Start `schedlab serve` as a user would (through the CLI entry); resolve with its URL. */
-export async function startServe(dataDir: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'src/cli/index.ts'), 'serve', '--data-dir', dataDir], {
+export async function startServe(dataDir: string, extraArgs: readonly string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'src/cli/index.ts'), 'serve', '--data-dir', dataDir, ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -72,12 +72,12 @@ export class WorkbenchHost {
   private serveProc: ServeProcess | null = null
   private chromiumBrowser: Browser | null = null
 
-  constructor(prefix: string) {
+  constructor(prefix: string, private readonly serveArgs: readonly string[] = []) {
     this.dataDir = mkdtempSync(join(tmpdir(), prefix))
   }
 
   async start(): Promise<this> {
-    this.serveProc = await startServe(this.dataDir)
+    this.serveProc = await startServe(this.dataDir, this.serveArgs)
     this.chromiumBrowser = await launchChromium()
     return this
   }
@@ -100,7 +100,7 @@ export class WorkbenchHost {
   async restartServe(): Promise<void> {
     await this.serveProc?.stop()
     this.serveProc = null
-    this.serveProc = await startServe(this.dataDir)
+    this.serveProc = await startServe(this.dataDir, this.serveArgs)
   }
 
   async stop(): Promise<void> {

@@ -7,6 +7,7 @@ import { SIM_WORKER_SOURCE, tsxWorkerExecArgv } from '../services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
 import { defaultDataDir } from '../services/data-dir'
+import { SERVE_PATCHES_REFUSED } from '../services/patch-library'
 import { limitArgs } from './args'
 import type { HostLimits } from '../shared/ipc'
 
@@ -18,12 +19,14 @@ import type { HostLimits } from '../shared/ipc'
 export const PROJECT_ROOT = resolve(__dirname, '../..')
 export const RENDERER_DIR = join(PROJECT_ROOT, 'out', 'renderer')
 
-export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--verbose] [--max-events N] [--max-total-events N] [--memory-share F]
+export const SERVE_USAGE = `usage: schedlab serve [--port N] [--data-dir DIR] [--verbose] [--allow-patches] [--max-events N] [--max-total-events N] [--memory-share F]
 
 Serve the schedlab workbench on http://127.0.0.1 and print its URL (with an access token).
   --port N        TCP port (default: a free port)
   --data-dir DIR  where settings and saved runs live (default: the desktop app's folder, ${defaultDataDir()})
   --verbose       show the whole build output when the workbench is built first (else one line)
+  --allow-patches run patch modules (your own scheduler code) from the page, in the simulation
+                  workers; without it the page can edit and save them but not run them
   --max-events N, --max-total-events N, --memory-share F
                   limits on what one run from the page may cost (per run, per submission, share
                   of this machine's memory); above the saved settings, and no scenario can raise them`
@@ -37,12 +40,15 @@ export interface ServeArgs {
   limits?: Partial<HostLimits>
   /** The build's whole output instead of one line. */
   verbose?: boolean
+  /** Run patch modules from the page (code on this machine; docs/security.md). */
+  allowPatches?: boolean
 }
 
 export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   let port = 0
   let dataDir = defaultDataDir()
   let verbose = false
+  let allowPatches = false
   const limitFlags: Record<string, string> = {}
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -69,6 +75,9 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       case '--verbose':
         verbose = true
         break
+      case '--allow-patches':
+        allowPatches = true
+        break
       case '--max-events':
       case '--max-total-events':
       case '--memory-share':
@@ -78,7 +87,8 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
         throw new UsageError(`unknown argument "${a}"`)
     }
   }
-  if (Object.keys(limitFlags).length === 0) return verbose ? { port, dataDir, verbose } : { port, dataDir }
+  const extra = { ...(verbose ? { verbose } : {}), ...(allowPatches ? { allowPatches } : {}) }
+  if (Object.keys(limitFlags).length === 0) return { port, dataDir, ...extra }
   let l
   try {
     l = limitArgs(limitFlags)
@@ -86,7 +96,7 @@ export function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
     throw new UsageError((err as Error).message)
   }
   const limits = Object.fromEntries(Object.entries({ maxEventsPerRun: l.maxEvents, maxTotalEvents: l.maxTotalEvents, memoryShare: l.memoryShare }).filter(([, v]) => v !== undefined))
-  return verbose ? { port, dataDir, limits, verbose } : { port, dataDir, limits }
+  return { port, dataDir, limits, ...extra }
 }
 
 export { defaultDataDir }
@@ -115,7 +125,8 @@ export async function startServe(args: ServeArgs): Promise<RunningServe> {
   const backend = await createBackend({
     dataDir: args.dataDir, kv, kvProblems: problems,
     workerPath: SIM_WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
-    version: projectVersion(), platform: 'web', limits: args.limits
+    version: projectVersion(), platform: 'web', limits: args.limits,
+    patches: args.allowPatches ? { allowed: true } : { allowed: false, reason: SERVE_PATCHES_REFUSED }
   })
   try {
     const host = await startWebHost({ backend, rendererDir: RENDERER_DIR, port: args.port })

@@ -12,6 +12,11 @@ import { exportContent } from './export'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
 import { ExplainService } from './explain-service'
+import { PatchLibraryService, SERVE_PATCHES_REFUSED, type PatchAccess } from './patch-library'
+import type { PatchCheckJob } from './patch-check-job'
+import { patchReader } from './patch-loader'
+import { patchLibraryDir } from './data-dir'
+import type { PatchCheckResult } from '../shared/ipc'
 
 export interface BackendOptions {
   dataDir: string
@@ -25,6 +30,11 @@ export interface BackendOptions {
   platform: AppInfo['platform']
   /** Limits given on the command line (`schedlab serve --max-events ...`): above the saved setting. */
   limits?: Partial<HostLimits>
+  /**
+   * Whether runs may use patch modules (code the user runs on this machine, in the simulation
+   * workers only): the desktop app yes, `schedlab serve` with --allow-patches.
+   */
+  patches?: PatchAccess
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -78,9 +88,21 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   const explainer = new ExplainService(pool, getRun, emit)
+  const patchAccess: PatchAccess = opts.patches ?? { allowed: false, reason: SERVE_PATCHES_REFUSED }
+  const patches = new PatchLibraryService(patchLibraryDir(opts.dataDir), patchAccess, async (src) => {
+    const o = await (pool as unknown as WorkerPool<PatchCheckResult>).submit({ job: 'patch-check', src } satisfies PatchCheckJob).outcome
+    if (o.status === 'done') return o.result
+    return { ok: false, problem: { message: o.status === 'failed' ? o.message : 'canceled' } }
+  })
+  const readPatch = patchAccess.allowed
+    ? patchReader(patches.library)
+    : (ref: string): never => {
+        throw new Error(`${patchAccess.reason ?? SERVE_PATCHES_REFUSED} ("${ref}")`)
+      }
+  scenarios.setPatchReader(readPatch)
 
   const service: ServiceMethods = {
-    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available() }),
+    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available(), patches: patchAccess }),
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
@@ -125,7 +147,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     exportContent: (req) => exportContent(req, getRun),
     explain: (req) => explainer.explain(req),
     cancelExplain: async (requestId) => explainer.cancel(requestId),
-    perfettoTrace: (req) => explainer.perfettoTrace(req)
+    perfettoTrace: (req) => explainer.perfettoTrace(req),
+    listPatchModules: () => patches.list(),
+    checkPatchModule: (name, source) => patches.check(name, source),
+    savePatchModule: async (name, source) => {
+      const r = await patches.save(name, source)
+      emit('runs-changed', { reason: 'patches' })
+      return r
+    },
+    deletePatchModule: async (name) => {
+      await patches.delete(name)
+      emit('runs-changed', { reason: 'patches' })
+    }
   }
 
   return {

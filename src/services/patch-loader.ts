@@ -118,6 +118,6 @@ export function patchReader(lib: PatchLibrary = defaultLibrary()): (ref: string,
     }
     const file = libraryFile(lib, ref)
     if (!file) throw new UnknownPatchError(ref)
-    return readPatchFile(file, ref)
+    return readPatchFile(file, basename(file))
   }
 }

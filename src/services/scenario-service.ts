@@ -4,6 +4,7 @@ import type { SubmissionLimits } from '../sim/scenario/estimate'
 import { submissionLimits, type HostLimits } from './limits'
 import { augmentSchema } from './editor-schema'
 import { hostSpecs } from '../real/host-specs'
+import type { PatchModuleSource } from '../sim/patch-api/evaluate'
 
 /**
  * Scenario text in, a validated scenario (or a problem naming file, JSON path and position)
@@ -25,10 +26,20 @@ export function problemOf(err: unknown, file: string): ScenarioProblem {
   return { file, message: `${file}: ${message}`, issues: [{ path: '(root)', message }] }
 }
 
+let readPatch: ((ref: string, fromFile: string) => PatchModuleSource) | undefined
+
+/**
+ * How this host reads the patch modules a scenario names (its library, or a refusal naming how
+ * to allow them); set by the backend. Modules are compiled here and run only in the workers.
+ */
+export function setPatchReader(reader: ((ref: string, fromFile: string) => PatchModuleSource) | undefined): void {
+  readPatch = reader
+}
+
 /** `maxEvents`: the host's limit on one run (see limits.ts). */
 /** The scenario as every run of the workbench parses it; throws a ScenarioError when invalid. */
 export function parseOrThrow(text: string, file: string, maxEvents?: number): sim.Scenario {
-  return sim.parseScenario(text, file, { maxEvents, host: hostSpecs })
+  return sim.parseScenario(text, file, { maxEvents, host: hostSpecs, ...(readPatch ? { readPatch } : {}) })
 }
 
 export function parse(text: string, file: string, maxEvents?: number): Parsed {

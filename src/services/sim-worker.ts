@@ -3,11 +3,13 @@ import { serveJobs } from './worker-protocol'
 import { explainRun, perfettoRun, simulate, type RunSpec } from './sim-adapter'
 import type { WorkerJob } from './explain-service'
 import type { SimJob } from './replica-runner'
+import { isPatchCheckJob, runPatchCheck } from './patch-check-job'
 
 serveJobs((payload, ctx) => {
   const job = payload as RunSpec | WorkerJob
   if ('job' in job && job.job === 'explain') return explainRun(job, ctx)
   if ('job' in job && job.job === 'perfetto') return perfettoRun(job, ctx)
+  if (isPatchCheckJob(payload)) return runPatchCheck(payload)
   const spec = job as SimJob
   return simulate(spec.scenario, spec.variantIndex, spec.seed, { onProgress: ctx.progress, shouldStop: ctx.shouldStop, warmupMs: spec.warmupMs, patchMonitor: ctx.monitor })
 })

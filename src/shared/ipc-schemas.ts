@@ -59,6 +59,11 @@ const traceReq = z.object({
   endNs: z.number().min(0).max(1e15).optional()
 }).strict().refine((r) => r.startNs === undefined || r.endNs === undefined || r.startNs < r.endNs, { message: 'startNs must be before endNs', path: ['endNs'] })
 
+/** A patch library name: a file name without its .ts, never a path. */
+const patchName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a patch name is 1-64 letters, digits, "-", "_" or "." (no path)')
+/** A patch module's source, at most 1 MB (as the library reads it). */
+const patchSource = z.string().max(1 << 20, 'a patch module is at most 1 MB')
+
 export const SERVICE_ARGS = {
   appInfo: z.tuple([]),
   editorInfo: z.tuple([]),
@@ -89,7 +94,11 @@ export const SERVICE_ARGS = {
   exportContent: z.tuple([exportReq]),
   explain: z.tuple([explainReq]),
   cancelExplain: z.tuple([z.string().min(1).max(100)]),
-  perfettoTrace: z.tuple([traceReq])
+  perfettoTrace: z.tuple([traceReq]),
+  listPatchModules: z.tuple([]),
+  checkPatchModule: z.tuple([patchName, patchSource]),
+  savePatchModule: z.tuple([patchName, patchSource]),
+  deletePatchModule: z.tuple([patchName])
 } satisfies Record<keyof ServiceMethods, z.ZodType>
 
 export const HOST_ARGS = {

@@ -264,7 +264,44 @@ export interface AppInfo {
   platform: 'electron' | 'web'
   /** Whether scenarios can run on this machine's kernel (`schedlab real`), and why not. */
   real: { available: boolean; reason?: string }
+  /** Whether this host runs patch modules, and why not. */
+  patches?: { allowed: boolean; reason?: string }
 }
+
+/** What the Patches panel shows of a patch module (src/shared/patch-api.ts is its API). */
+export interface PatchModuleEntry {
+  /** The library name (its file's name without .ts). */
+  name: string
+  /** A shipped example (read only; a copy under another name is yours). */
+  example: boolean
+  source: string
+  sha256: string
+}
+
+export interface PatchModuleList {
+  /** Whether this host runs patch code (the desktop app does; `schedlab serve` with --allow-patches). */
+  allowed: boolean
+  /** Why not, and how to enable it. */
+  reason?: string
+  modules: PatchModuleEntry[]
+}
+
+/** A module's problem, located in its source (1-based line and column when known). */
+export interface PatchProblem {
+  message: string
+  line?: number
+  column?: number
+}
+
+export interface PatchModuleSummary {
+  name: string
+  description?: string
+  hooks: string[]
+  features: Record<string, { default: boolean; doc?: string }>
+  params: Record<string, { default: number; min?: number; max?: number; integer?: boolean; doc?: string }>
+}
+
+export type PatchCheckResult = { ok: true; info: PatchModuleSummary } | { ok: false; problem: PatchProblem }
 
 /** A trace read into a saved run (File > Import trace). */
 export type ImportTraceResult = { ok: true; run: RunSummary } | { ok: false; problem: ScenarioProblem }
@@ -336,6 +373,16 @@ export interface ServiceMethods {
   cancelExplain(requestId: string): Promise<boolean>
   /** The bytes of a Perfetto trace of the run; hosts deliver it (exportPerfetto). */
   perfettoTrace(req: TraceExportRequest): Promise<TraceContent>
+  /** The patch library: yours (the data folder's patches/), then the shipped examples. */
+  listPatchModules(): Promise<PatchModuleList>
+  /**
+   * Compile and load a module (in a simulation worker): its name, hooks, flags and parameters,
+   * or its first problem with the line. Only compiles (syntax) where the host runs no patch code.
+   */
+  checkPatchModule(name: string, source: string): Promise<PatchCheckResult>
+  /** Save into the library (atomically); the check's result comes back with it. */
+  savePatchModule(name: string, source: string): Promise<{ saved: PatchModuleEntry; check: PatchCheckResult }>
+  deletePatchModule(name: string): Promise<void>
 }
 
 /** Methods whose delivery depends on the host (dialogs in Electron, pickers/downloads on the web). */
@@ -372,7 +419,8 @@ export interface SchedlabApi extends ApiMethods {
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
   'startRealRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
-  'updateSettings', 'exportContent', 'explain', 'cancelExplain', 'perfettoTrace'
+  'updateSettings', 'exportContent', 'explain', 'cancelExplain', 'perfettoTrace',
+  'listPatchModules', 'checkPatchModule', 'savePatchModule', 'deletePatchModule'
 ] as const satisfies readonly (keyof ServiceMethods)[]
 
 export const HOST_METHODS = [

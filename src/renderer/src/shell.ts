@@ -18,13 +18,14 @@ import { createResultsView } from './views/results'
 import { createCompareView } from './views/compare'
 import { createSweepView } from './views/sweep'
 import { createTimelineView } from './views/timeline'
+import { createPatchesView } from './views/patches'
 import { createEditorPane } from './views/editor-pane'
 import { createStatusBar } from './views/statusbar'
 import { helpDialog } from './views/help'
 import { installSplitters } from './views/splitters'
 
 /** The right pane's tabs, in order (Ctrl+1, Ctrl+2, ...). A new view adds itself here. */
-const tabViews: ((ctx: ViewContext) => TabView)[] = [createResultsView, createCompareView, createTimelineView, createSweepView]
+const tabViews: ((ctx: ViewContext) => TabView)[] = [createResultsView, createCompareView, createTimelineView, createSweepView, createPatchesView]
 
 export interface Shell {
   store: Store<WorkbenchState>

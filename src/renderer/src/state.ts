@@ -14,6 +14,7 @@ import type { RunActions } from './actions/run'
 import type { HistoryActions } from './actions/history'
 import type { CompareActions } from './actions/compare'
 import type { TimelineActions } from './actions/timeline'
+import type { PatchActions } from './actions/patches'
 
 export interface DocState {
   name: string
@@ -167,7 +168,7 @@ export function initialState(): WorkbenchState {
 }
 
 /** What views may ask for: the actions of each view (actions/), put together by workbench.ts. */
-export interface Actions extends EditorActions, RunActions, HistoryActions, CompareActions, TimelineActions, CoreActions {
+export interface Actions extends EditorActions, RunActions, HistoryActions, CompareActions, TimelineActions, PatchActions, CoreActions {
   command(c: MenuCommand, path?: string): Promise<void>
 }
 

@@ -15,6 +15,7 @@ import { createRunActions } from './actions/run'
 import { createHistoryActions } from './actions/history'
 import { createCompareActions } from './actions/compare'
 import { createTimelineActions } from './actions/timeline'
+import { createPatchActions } from './actions/patches'
 
 export { looksLikeRtApp } from './actions/editor'
 
@@ -34,7 +35,8 @@ export function createWorkbench(api: SchedlabApi, store: Store<WorkbenchState>):
   const groups = [
     editor, run, history,
     createCompareActions(core),
-    createTimelineActions(core)
+    createTimelineActions(core),
+    createPatchActions(core)
   ]
 
   async function command(c: MenuCommand, path?: string): Promise<void> {

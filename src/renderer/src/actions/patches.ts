@@ -1,0 +1,62 @@
+/**
+ * The Patches tab's actions: the patch library (yours and the shipped examples), checking,
+ * saving and deleting a module, and adding a variant that runs one to the open scenario. The
+ * host compiles modules and loads them only in its simulation workers (and only where it runs
+ * patch code); the page never runs them.
+ */
+import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser'
+import type { PatchCheckResult, PatchModuleEntry, PatchModuleList } from '../../../shared/ipc'
+import type { ActionCore } from './core'
+
+export interface PatchActions {
+  listPatches(): Promise<PatchModuleList | null>
+  checkPatch(name: string, source: string): Promise<PatchCheckResult | null>
+  savePatch(name: string, source: string): Promise<{ saved: PatchModuleEntry; check: PatchCheckResult } | null>
+  deletePatch(name: string): Promise<boolean>
+  /** Add `{ "name": NAME, "patches": [NAME] }` to the open scenario's variants. */
+  addPatchVariant(name: string): void
+}
+
+/** The scenario text with a variant running patch `name` appended (a unique variant name). */
+export function withPatchVariant(text: string, name: string): string {
+  const doc = (parseJsonc(text) ?? {}) as { variants?: { name?: string }[] }
+  const names = new Set((Array.isArray(doc.variants) ? doc.variants : []).map((v) => v?.name))
+  let variant = name
+  for (let i = 2; names.has(variant); i++) variant = `${name} (${i})`
+  const fmt = { formattingOptions: { insertSpaces: true, tabSize: 2 } }
+  const entry = { name: variant, patches: [name] }
+  if (!Array.isArray(doc.variants)) {
+    // no variants yet: the scenario's default "base" first, then the patched one
+    return applyEdits(text, modify(text, ['variants'], [{ name: 'base' }, entry], fmt))
+  }
+  return applyEdits(text, modify(text, ['variants', doc.variants.length], entry, { ...fmt, isArrayInsertion: true }))
+}
+
+export function createPatchActions(core: ActionCore): PatchActions {
+  const { api, store } = core
+  const call = async <T>(title: string, fn: () => Promise<T>): Promise<T | null> => {
+    let out: T | null = null
+    await core.guard(title, async () => {
+      out = await fn()
+    })
+    return out
+  }
+  return {
+    listPatches: () => call('Could not list the patch library', () => api.listPatchModules()),
+    checkPatch: (name, source) => call('Could not check the patch', () => api.checkPatchModule(name, source)),
+    savePatch: (name, source) => call('Could not save the patch', () => api.savePatchModule(name, source)),
+    async deletePatch(name) {
+      return (await call('Could not delete the patch', async () => {
+        await api.deletePatchModule(name)
+        return true
+      })) === true
+    },
+    addPatchVariant(name) {
+      const text = withPatchVariant(store.state.doc.text.trim() === '' ? '{}' : store.state.doc.text, name)
+      core.actions.edited(text)
+      // the editor shows the new text (its model is replaced when `loads` moves)
+      store.set((s) => ({ doc: { ...s.doc, loads: s.doc.loads + 1 } }))
+      core.selectTab('results')
+    }
+  }
+}

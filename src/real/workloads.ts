@@ -4,8 +4,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PolicyName } from '../sim/kernel/api'
-import type { HackbenchWorkload, CyclictestWorkload, RtAppEvent, RtAppProps, RtAppWorkload, SchbenchWorkload } from '../sim/scenario/workload-specs'
-import type { PeriodicWorkload, WorkloadSpec } from '../sim/scenario/types'
+import type {
+  CyclictestWorkload, HackbenchWorkload, PeriodicWorkload, RtAppEvent, RtAppProps, RtAppWorkload, SchbenchWorkload,
+  WorkloadSpec
+} from '../sim/scenario/workload-specs'
 import { RealRefusal } from './errors'
 import type { SchedAttrs } from './helper'
 

@@ -2,7 +2,8 @@
  * Builders for tests and benchmarks: a normalized Scenario from a few fields, without going
  * through the scenario parser.
  */
-import type { KernelSpec, Scenario, VariantSpec, WorkloadSpec } from './scenario/types'
+import type { KernelSpec, Scenario, VariantSpec } from './scenario/types'
+import type { WorkloadSpec } from './scenario/workload-specs'
 import type { TopologySpec } from './kernel/topology-types'
 import { smpSpec } from './kernel/topology'
 import { SCHED_NORMAL, type TaskAttrs, type TaskContext, type TaskProgram } from './kernel/api'

@@ -3,7 +3,7 @@ import { quickScenario } from '../testing'
 import { smpSpec } from './topology'
 import { niceToWeight } from './weights'
 import { every, runPlacement } from './fair-sched-testing'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 const MS = 1_000_000
 

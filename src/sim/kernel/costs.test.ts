@@ -5,7 +5,7 @@ import { DEFAULT_COSTS, resolveCosts } from './config'
 import { embedded18Spec } from './topologies'
 import { parseScenario } from '../scenario'
 import type { CostsSpec } from '../scenario/types'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 const MS = 1_000_000
 

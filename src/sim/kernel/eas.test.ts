@@ -3,7 +3,7 @@ import { quickScenario } from '../testing'
 import { rb5Spec } from './topologies'
 import { every, runPlacement } from './fair-sched-testing'
 import { TASK_RUNNING } from './sched'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 const MS = 1_000_000
 const LITTLE = [0, 1, 2, 3]

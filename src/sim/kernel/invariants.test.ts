@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { simulate } from '../index'
 import { quickScenario } from '../testing'
 import type { KernelProfile } from './features'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 /**
  * Debug mode checks at every event that every queued entity's lag is within the kernel's

@@ -5,7 +5,7 @@ import { runPlacement } from './fair-sched-testing'
 import { selectIdleSibling, selectTaskRqFair, wakeWide } from './select'
 import { embedded18Spec } from './topologies'
 import { WF_TTWU } from './api'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 const MS = 1_000_000
 

@@ -3,7 +3,7 @@ import { UnreasonableIdleDetector } from './unreasonable-idle'
 import { quickScenario } from '../testing'
 import { smpSpec } from '../kernel/topology'
 import { runPlacement } from '../kernel/fair-sched-testing'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 const MS = 1_000_000
 const any = (): boolean => true

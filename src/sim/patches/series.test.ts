@@ -4,7 +4,7 @@ import { quickScenario } from '../testing'
 import { embedded18Spec, rb5Spec } from '../kernel/topologies'
 import { PATCHES } from './index'
 import type { VariantResult } from '../../shared/result'
-import type { WorkloadSpec } from '../scenario/types'
+import type { WorkloadSpec } from '../scenario/workload-specs'
 
 function stable(r: VariantResult): string {
   return JSON.stringify({ ...r, name: '', stats: { ...r.stats, wallMs: 0 } })

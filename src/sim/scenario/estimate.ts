@@ -1,5 +1,7 @@
-import type { Scenario, WorkloadSpec } from './types'
-import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppSpec, SchbenchWorkload } from './workload-specs'
+import type { Scenario } from './types'
+import type {
+  CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppSpec, SchbenchWorkload, WorkloadSpec
+} from './workload-specs'
 
 /**
  * A rough upper-bound estimate of the events one run (one variant, one seed) will simulate, so

@@ -12,10 +12,12 @@ import { isFair, readRtApp, type RtAppContext } from './rtapp'
 import { DEFAULT_DURATION_MS, DEFAULT_MAX_EVENTS, SCENARIO, TOPOLOGY, WORKLOAD, type ScenarioParsed, type WorkloadParsed } from './schema'
 import { z } from 'zod'
 import { DEFAULT_TOPOLOGY, resolveTopologyName } from './topology-adapter'
-import type { KernelSpec, Scenario, SweepAxis, VariantSpec, WorkloadCommon, WorkloadSpec } from './types'
+import type { KernelSpec, Scenario, SweepAxis, VariantSpec } from './types'
+import {
+  NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps, type WorkloadCommon, type WorkloadSpec
+} from './workload-specs'
 import type { KernelProfile, PreemptModelName } from '../kernel/features'
 import { parseSetPath } from './set'
-import { NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps } from './workload-specs'
 import { closest, validateInto } from './zod-issues'
 import { paramProblem, PatchError, UnknownPatchError, type PatchModuleInfo, type PatchModuleSource } from '../patch-api/evaluate'
 

@@ -1,9 +1,7 @@
 import type { PatchModuleSource } from '../patch-api/evaluate'
 import type { CostsSpec, TopologySpec } from '../kernel/topology-types'
-import type { KernelProfile } from '../kernel/features'
-import type { PreemptModelName } from '../kernel/features'
-import type { PolicyName } from '../kernel/api'
-import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from './workload-specs'
+import type { KernelProfile, PreemptModelName } from '../kernel/features'
+import type { WorkloadSpec } from './workload-specs'
 
 /**
  * The validated, defaulted scenario the simulator consumes. Produced by sim/scenario from
@@ -57,52 +55,6 @@ export interface VariantSpec {
    */
   workloads?: WorkloadSpec[]
 }
-
-/** Fields every workload accepts. */
-export interface WorkloadCommon {
-  type: string
-  name: string
-  policy?: PolicyName
-  nice?: number
-  priority?: number
-  sliceUs?: number
-  cpus?: number[]
-  uclampMin?: number
-  uclampMax?: number
-  count?: number
-  threads?: number
-  /** Start offset in microseconds. */
-  delayUs?: number
-  /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
-  startCpu?: number
-  /** prctl(PR_SET_TIMERSLACK) of the tasks, microseconds (default: the kernel's for fair, 0 for RT). */
-  timerSlackUs?: number
-}
-
-export interface HogWorkload extends WorkloadCommon { type: 'hog' }
-
-export interface PeriodicWorkload extends WorkloadCommon {
-  type: 'periodic'
-  runUs: number
-  periodUs: number
-  /** 'work' (default): runUs is CPU work at capacity 1024; 'wall': busy for runUs whatever the CPU. */
-  runMode?: 'work' | 'wall'
-  /** Offset of task i's grid: i * staggerUs (default 0: all wake together). */
-  staggerUs?: number
-}
-
-/** Workload types added by later modules extend this open record. */
-export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
-
-export type WorkloadSpec =
-  | HogWorkload
-  | PeriodicWorkload
-  | CyclictestWorkload
-  | RtAppWorkload
-  | HackbenchWorkload
-  | SchbenchWorkload
-  | NoiseWorkload
-  | GenericWorkload
 
 export interface Scenario {
   name: string

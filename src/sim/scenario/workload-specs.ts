@@ -1,10 +1,56 @@
 import type { PolicyName } from '../kernel/api'
-import type { WorkloadCommon } from './types'
 
 /**
- * Normalized (validated, defaulted) specs of the cyclictest, rt-app, hackbench and schbench
- * workloads. Field names follow the scenario language (docs/scenario.md).
+ * Normalized (validated, defaulted) specs of every workload type: the fields all accept, then
+ * hog, periodic, cyclictest, rt-app, hackbench, schbench and noise. Field names follow the
+ * scenario language (docs/scenario.md).
  */
+
+/** Fields every workload accepts. */
+export interface WorkloadCommon {
+  type: string
+  name: string
+  policy?: PolicyName
+  nice?: number
+  priority?: number
+  sliceUs?: number
+  cpus?: number[]
+  uclampMin?: number
+  uclampMax?: number
+  count?: number
+  threads?: number
+  /** Start offset in microseconds. */
+  delayUs?: number
+  /** CPU the tasks start on (no fork placement), e.g. to watch the balancer spread them. */
+  startCpu?: number
+  /** prctl(PR_SET_TIMERSLACK) of the tasks, microseconds (default: the kernel's for fair, 0 for RT). */
+  timerSlackUs?: number
+}
+
+export interface HogWorkload extends WorkloadCommon { type: 'hog' }
+
+export interface PeriodicWorkload extends WorkloadCommon {
+  type: 'periodic'
+  runUs: number
+  periodUs: number
+  /** 'work' (default): runUs is CPU work at capacity 1024; 'wall': busy for runUs whatever the CPU. */
+  runMode?: 'work' | 'wall'
+  /** Offset of task i's grid: i * staggerUs (default 0: all wake together). */
+  staggerUs?: number
+}
+
+/** Workload types added by later modules extend this open record. */
+export interface GenericWorkload extends WorkloadCommon { [key: string]: unknown }
+
+export type WorkloadSpec =
+  | HogWorkload
+  | PeriodicWorkload
+  | CyclictestWorkload
+  | RtAppWorkload
+  | HackbenchWorkload
+  | SchbenchWorkload
+  | NoiseWorkload
+  | GenericWorkload
 
 export interface CyclictestWorkload extends WorkloadCommon {
   type: 'cyclictest'

@@ -1,5 +1,5 @@
 import { policyFromName, type TaskAttrs } from '../kernel/api'
-import type { WorkloadCommon } from '../scenario/types'
+import type { WorkloadCommon } from '../scenario/workload-specs'
 
 /** Number of tasks a workload asks for (`count` or `threads`, default 1). */
 export function taskCount(spec: WorkloadCommon): number {

@@ -1,5 +1,5 @@
 import type { TaskContext, TaskProgram } from '../kernel/api'
-import type { HogWorkload } from '../scenario/types'
+import type { HogWorkload } from '../scenario/workload-specs'
 import type { WorkloadHost, WorkloadInstance } from './types'
 import { commonAttrs, delayNs, taskCount } from './common'
 

@@ -2,8 +2,10 @@
  * Workload registry: scenario `type` -> generator. Each generator turns its scenario entry
  * into tasks driven by TaskPrograms.
  */
-import type { HogWorkload, PeriodicWorkload, WorkloadSpec } from '../scenario/types'
-import type { CyclictestWorkload, HackbenchWorkload, NoiseWorkload, RtAppWorkload, SchbenchWorkload } from '../scenario/workload-specs'
+import type {
+  CyclictestWorkload, HackbenchWorkload, HogWorkload, NoiseWorkload, PeriodicWorkload, RtAppWorkload,
+  SchbenchWorkload, WorkloadSpec
+} from '../scenario/workload-specs'
 import type { WorkloadInstance } from './types'
 import { Hog } from './hog'
 import { Periodic } from './periodic'

@@ -1,5 +1,5 @@
 import type { TaskContext, TaskProgram } from '../kernel/api'
-import type { PeriodicWorkload } from '../scenario/types'
+import type { PeriodicWorkload } from '../scenario/workload-specs'
 import type { WorkloadHost, WorkloadInstance } from './types'
 import { commonAttrs, delayNs, taskCount } from './common'
 

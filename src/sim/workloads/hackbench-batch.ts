@@ -1,5 +1,5 @@
 import type { TaskContext, TaskProgram } from '../kernel/api'
-import type { Bench, Channel, Group } from './hackbench'
+import type { Bench, Channel, Group, LazyWorker } from './pipe'
 import type { WaitQueue } from './sync'
 
 /**
@@ -35,10 +35,10 @@ import type { WaitQueue } from './sync'
 /** Longest batch, in operations. */
 export const MAX_BATCH = 4096
 
-export abstract class BatchWorker implements TaskProgram {
+export abstract class BatchWorker implements TaskProgram, LazyWorker {
   task = -1
   /** Operations in the current batch (0: none). */
-  protected n = 0
+  n = 0
   /** Operations of the batch applied so far; operation applied+1 is in flight (begun). */
   protected applied = 0
   /** Before this instant no operation beyond those applied completes (materialize). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { WF_SYNC, type TaskContext } from '../kernel/api'
-import { Channel } from './hackbench'
+import { Channel } from './pipe'
 import { scenarioText, simulateText } from './testing/run-sim'
 
 /**

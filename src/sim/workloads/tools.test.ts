@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseScenario } from '../scenario'
 import type { HackbenchWorkload } from '../scenario/workload-specs'
-import { channelCapacity } from './hackbench'
+import { channelCapacity } from './pipe'
 import { fastCpus, scenarioText, simulateText } from './testing/run-sim'
 
 const oneIdleState = (n: number, exitLatencyUs: number) => ({ name: 'x', clusters: [{ name: 'c', cpus: n, capacity: 1024, idleStates: [{ name: 'deep', exitLatencyUs, targetResidencyUs: 10 }] }] })

@@ -62,7 +62,6 @@ const KNOWN_VIOLATIONS: readonly string[] = [
   'stats/synthetic.ts -> sim/metrics/histogram.ts'
 ]
 const KNOWN_CIRCLES: readonly string[][] = [
-  ['cli/args.ts', 'cli/calibrate.ts', 'cli/commands.ts', 'cli/executor.ts', 'cli/patch.ts', 'cli/precision.ts'],
   ['renderer/src/actions/compare.ts', 'renderer/src/actions/core.ts', 'renderer/src/actions/editor.ts', 'renderer/src/actions/history.ts', 'renderer/src/actions/patches.ts', 'renderer/src/actions/run.ts', 'renderer/src/actions/timeline.ts', 'renderer/src/run-options.ts', 'renderer/src/state.ts']
 ]
 

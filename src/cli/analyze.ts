@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path'
 import type { RunOutput } from '../shared/result'
 import { analyzeStream, parseWorkloadPattern, type TraceVariantResult, type WorkloadPattern } from '../trace'
-import { InputError, UsageError } from './args'
+import { InputError, UsageError } from './errors'
 import { renderRunText } from './format'
 import type { CliIo } from './io'
 

@@ -1,13 +1,22 @@
 import { parseArgs as nodeParseArgs } from 'node:util'
 import { parseSetArg, type SetArg } from '../sim/scenario/set'
 import { parsePrecisionTarget } from '../stats/precision'
-import type { CalibrateArgs } from './calibrate'
+import { UsageError } from './errors'
 
-/** Bad command-line usage: exit code 2 with the message and the usage text. */
-export class UsageError extends Error {}
-
-/** Invalid input outside the scenario text (unreadable file, unknown preset): exit 2, no usage text. */
-export class InputError extends UsageError {}
+/** `schedlab calibrate` (calibrate.ts). */
+export interface CalibrateArgs {
+  topology: string
+  source: 'real' | 'from' | 'published'
+  from?: string
+  seeds?: number
+  quietWaitSec?: number
+  out?: string
+  json: boolean
+  /** Only print the residuals of the topology as it is (no fit). */
+  check: boolean
+  /** Fit only these parameters of the suite; the others keep the topology's values. */
+  params?: string[]
+}
 
 export interface RunArgs {
   file: string

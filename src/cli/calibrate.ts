@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliIo } from './io'
-import { InputError } from './args'
-import { parseScenarioText } from './commands'
+import type { CalibrateArgs } from './args'
+import { InputError } from './errors'
+import { parseScenarioText } from './scenario-input'
 import { simulate } from '../sim/index'
 import { expandRuns, type Scenario } from '../sim/scenario'
 import type { TopologySpec } from '../sim/kernel/topology-types'
@@ -10,20 +11,6 @@ import { EMPTY_LATENCY, type RunOutput, type VariantResult } from '../shared/res
 import { fit, residualsOf, type FitResult, type Target } from '../calibrate/fit'
 import { SUITES, type Metric, type Suite } from '../calibrate/suites'
 import { noiseFromReal } from '../calibrate/noise'
-
-export interface CalibrateArgs {
-  topology: string
-  source: 'real' | 'from' | 'published'
-  from?: string
-  seeds?: number
-  quietWaitSec?: number
-  out?: string
-  json: boolean
-  /** Only print the residuals of the topology as it is (no fit). */
-  check: boolean
-  /** Fit only these parameters of the suite; the others keep the topology's values. */
-  params?: string[]
-}
 
 /**
  * `schedlab calibrate`: fit a topology's cost parameters (context switch, timer delivery,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult } from '../shared/result'
-import { parseArgs, UsageError } from './args'
+import { parseArgs } from './args'
+import { UsageError } from './errors'
 import { compareResults, renderCompareMarkdown, renderCompareText } from './format'
 import { formatChange } from '../shared/tables'
 import { runCli } from './index'

@@ -1,71 +1,25 @@
-import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { listPresets, readPreset } from '../services/presets'
+import { join } from 'node:path'
+import { listPresets } from '../services/presets'
 import { SCHED_FEATURES } from '../sim/kernel/features'
-import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, parseScenario, ScenarioError, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
+import { estimateEvents, expandRuns, formatCount, knownFeatureNames, listPatches, ScenarioError, topologyPresets, type RunSpec, type Scenario } from '../sim/scenario'
 import type { RunOutput, VariantResult } from '../shared/result'
 import type { CompareArgs, RunArgs } from './args'
-import { InputError } from './args'
+import { InputError } from './errors'
 import { compareResults, renderCompareMarkdown, renderCompareText, renderRunText } from './format'
 import type { CliIo, LineWriter } from './io'
 import { attachPerfetto, DEFAULT_PERFETTO_EVENTS, type PerfettoWriter } from '../trace/perfetto'
 import { attachTracer, DEFAULT_TRACE_LINES, type Tracer } from '../sim/metrics/trace'
 import type { Kernel } from '../sim/kernel/sched'
 import { runFileStem, traceFileName } from '../trace/line-writer'
-import { hostSpecs } from '../real/host-specs'
-import { applySets, type SetArg } from '../sim/scenario/set'
+import type { SetArg } from '../sim/scenario/set'
 import { defaultSimulate, type SimulateFn } from './simulator'
 import { cliLimits, submissionLimits, type HostLimits } from '../services/limits'
 import { inProcessExecutor, poolExecutor, runAll, workerCount } from './executor'
 import { plansFor } from '../services/replica-runner'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
-import { cliPatchOptions, libraryListing } from './patch'
-
-export interface LoadOptions {
-  topology?: string
-  durationMs?: number
-  maxEvents?: number
-  sets?: SetArg[]
-  /** --patch FILE: added to every variant that names no patch. */
-  patches?: string[]
-}
-
-/** SCENARIO's text: a file path, else a preset id. */
-export function readScenarioText(arg: string, io: CliIo): { file: string; text: string } {
-  if (io.exists(arg)) {
-    try {
-      return { file: arg, text: io.readFile(arg) }
-    } catch (e) {
-      throw new InputError(`${arg}: cannot read: ${(e as Error).message}`)
-    }
-  }
-  const preset = readPreset(arg.replace(/\.json$/, ''))
-  if (!preset) throw new InputError(`${arg}: no such file or preset (see \`schedlab presets\`)`)
-  return { file: preset.file, text: preset.text }
-}
-
-/** Parse scenario text with the command-line options (`file` names it in messages and resolves includes). */
-export function parseScenarioText(text: string, file: string, io: CliIo, opts: LoadOptions): Scenario {
-  if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
-  return parseScenario(text, file, {
-    topology: opts.topology,
-    durationMs: opts.durationMs,
-    maxEvents: opts.maxEvents,
-    host: hostSpecs,
-    readFile: (path, from) => {
-      const full = isAbsolute(path) ? path : join(dirname(resolve(from)), path)
-      return { text: io.readFile(full), file: path }
-    },
-    ...cliPatchOptions(),
-    ...(opts.patches?.length ? { addPatches: opts.patches } : {})
-  })
-}
-
-/** Read SCENARIO: a file path, else a preset id. */
-export function loadScenario(arg: string, io: CliIo, opts: LoadOptions): Scenario {
-  const { file, text } = readScenarioText(arg, io)
-  return parseScenarioText(text, file, io, opts)
-}
+import { libraryListing } from './patch'
+import { loadScenario } from './scenario-input'
 
 function printWarnings(s: Scenario, io: CliIo): void {
   for (const w of s.warnings ?? []) io.err(`warning: ${w}\n`)

@@ -9,7 +9,7 @@ import type { CliIo } from './io'
 import { submitRun } from '../services/replica-runner'
 import { mergeReplicas, replicaScenario, replicaSeed, type ReplicaPlan } from '../sim/replicas'
 import { defaultSimulate, type SimulateFn } from './simulator'
-import { InputError } from './args'
+import { InputError } from './errors'
 
 /**
  * Where the CLI's runs go when there are many of them (`--precision`, `sweep`): the worker pool

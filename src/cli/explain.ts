@@ -1,6 +1,6 @@
 import { ExplainError, explainIdleEvent, explainSample, parseSelector, renderExplanation } from '../sim/explain'
 import type { ExplainArgs } from './args'
-import { InputError } from './args'
+import { InputError } from './errors'
 import { planRuns } from './commands'
 import type { CliIo } from './io'
 

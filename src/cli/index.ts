@@ -1,5 +1,6 @@
 import { ScenarioError } from '../sim/scenario'
-import { InputError, parseArgs, UsageError, USAGE, usageOf } from './args'
+import { parseArgs, USAGE, usageOf } from './args'
+import { InputError, UsageError } from './errors'
 import { compareCommand, listCommand, runCommand, validateCommand } from './commands'
 import { nodeIo, type CliIo } from './io'
 import { analyzeCommand } from './analyze'

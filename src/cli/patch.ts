@@ -11,7 +11,7 @@ import { evaluatePatch, patchModuleInfo, PatchError, type PatchModuleInfo, type 
 import { HOOK_POINTS } from '../sim/patch-api/hook-points'
 import { defaultLibrary, listLibrary, patchReader, readPatchFile, type PatchLibrary } from '../services/patch-loader'
 import { defaultDataDir, patchLibraryDir } from '../services/data-dir'
-import { InputError } from './args'
+import { InputError } from './errors'
 import type { CliIo } from './io'
 import { patchTemplate } from '../shared/patch-template'
 

@@ -1,6 +1,6 @@
 import type { RealArgs } from './args'
-import { InputError } from './args'
-import { loadScenario } from './commands'
+import { InputError } from './errors'
+import { loadScenario } from './scenario-input'
 import { renderRunText } from './format'
 import { measuredCommand } from './measured'
 import type { CliIo } from './io'

@@ -9,6 +9,7 @@ import { ensureBuilt as ensureBuiltAt } from './build-check'
 import { defaultDataDir } from '../services/data-dir'
 import { SERVE_PATCHES_REFUSED } from '../services/patch-library'
 import { limitArgs } from './args'
+import { UsageError } from './errors'
 import type { HostLimits } from '../shared/ipc'
 
 /**
@@ -30,8 +31,6 @@ Serve the schedlab workbench on http://127.0.0.1 and print its URL (with an acce
   --max-events N, --max-total-events N, --memory-share F
                   limits on what one run from the page may cost (per run, per submission, share
                   of this machine's memory); above the saved settings, and no scenario can raise them`
-
-export class UsageError extends Error {}
 
 export interface ServeArgs {
   port: number

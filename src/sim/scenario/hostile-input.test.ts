@@ -90,7 +90,7 @@ describe('huge values', () => {
     const text = scenario({ variants: [{ name: 'a', patches: [long], features: { [long]: true } }] }, { [long]: 1 })
     const t0 = performance.now()
     const e = issuesOf(() => parseScenario(text, 'big.json'))
-    expect(performance.now() - t0).toBeLessThan(2000)
+    expect(performance.now() - t0).toBeLessThan(10_000) // a quadratic check would take minutes; a loaded machine, a few seconds
     expect(e.issues.length).toBeGreaterThanOrEqual(3)
     expect(e.format().length).toBeLessThan(5000)
   })

@@ -25,7 +25,8 @@ export function scenarioJsonSchema(): Json {
       } else if (ctx.zodSchema === FEATURES) {
         js.propertyNames = { enum: knownFeatureNames() }
       } else if (ctx.zodSchema === VARIANT.shape.patches) {
-        js.items = { type: 'string', enum: listPatches().map((p) => p.name) }
+        // built-in names (completion adds them with their docs) or a patch module's path or library name
+        js.items = { type: 'string', minLength: 1, examples: listPatches().map((p) => p.name) }
       }
     }
   }) as Json

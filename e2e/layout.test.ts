@@ -6,11 +6,12 @@
  * keep their distinguishing end, and a sweep's entry with its cell count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { parse as parseJsonc } from 'jsonc-parser'
 import { ensureBuilt } from '../src/cli/serve'
 import { WorkbenchHost, chromiumMissing } from './host'
-import { Workbench, editJson, openWorkbench, shortPreset } from './workbench-ui'
+import { Workbench, editJson, openWorkbench, pngPixels, shortPreset } from './workbench-ui'
 
 const missing = chromiumMissing()
 const LONG_NAME = 'cyclictest beside hackbench with one group of thread pipes on the RB5 board'
@@ -116,5 +117,42 @@ describe.skipIf(missing !== null)('every variant visible (Chromium, schedlab ser
     expect(await item.getAttribute('data-kind')).toBe('sweep')
     expect(await item.locator('.run-meta').textContent()).toMatch(/6 cells × 1 variant × 1 seed/)
     expect(pageErrors).toEqual([])
+  }, 120_000)
+
+  it('exports a mailing-list reply can use: Copy as text per table, a caption wrapped whole, files named after the whole run name', async () => {
+    const run = page.locator('[data-testid="history-item"][data-kind="run"]').first()
+    const runName = (await run.locator('.run-name').getAttribute('title'))!.split('\n')[0]
+    await run.locator('.run-name').click()
+    await page.getByTestId('tab-results').click()
+    const table = page.locator('[data-testid="results-table"] .seeds-table').first()
+    await table.locator('[data-action="copy-text"]').click()
+    await expect.poll(() => table.locator('[data-action="copy-text"]').textContent()).toBe('Copied')
+    const text = await page.evaluate(() => navigator.clipboard.readText())
+    const lines = text.split('\n')
+    // (wide tables come in blocks of columns under 100 characters)
+    expect(lines[0].startsWith((await table.evaluate((t) => (t as HTMLTableElement).caption!.firstChild!.textContent))!)).toBe(true)
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(100)
+    expect(lines[1]).toContain('tip/sched/core')
+    expect(text).toMatch(/Maximum \(us\) +\d+/)
+    expect(text).toContain('±h: half-width of the 95 % interval')
+    expect(text).not.toContain('Copy as text')
+
+    // a PNG: twice the chart's CSS size, its caption wrapped onto whole lines under it
+    const chart = page.getByTestId('latency-chart')
+    await expect.poll(() => chart.getAttribute('data-drawn')).toBe('true')
+    const css = await chart.locator('canvas').evaluate((c) => c.getBoundingClientRect())
+    const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()])
+    const caption = (await chart.getAttribute('data-export-caption'))!.split('\n')
+    expect(caption.length).toBeGreaterThan(1)
+    expect(caption.join(' ')).toContain(LONG_NAME)
+    expect(caption.join(' ')).not.toContain('…')
+    const px = await pngPixels(page, readFileSync((await png.path())!), [[1, 1]])
+    expect(px.width).toBe(Math.round(css.width) * 2)
+    expect(px.height).toBe((Math.round(css.height) + caption.length * 15 + 8) * 2)
+
+    // a table download is named after the whole run name, not its first 60 characters
+    const [md] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="results-view"] [data-export="md"]').click()])
+    expect(md.suggestedFilename()).toBe(`${runName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}.md`)
+    expect(md.suggestedFilename().length).toBeGreaterThan(70)
   }, 120_000)
 })

@@ -64,6 +64,8 @@ describe('table exports', () => {
   it('makes safe file names', () => {
     expect(slug('  ../../etc/passwd ')).toBe('etc-passwd')
     expect(slug('***')).toBe('schedlab')
+    // a download is named after the whole title, not its first 60 characters
+    expect(slug('cyclictest beside hackbench with one group of thread pipes on the RB5 board · ct slice 4 ms')).toBe('cyclictest-beside-hackbench-with-one-group-of-thread-pipes-on-the-rb5-board-ct-slice-4-ms')
     expect(pngFileName('dev run-b / latency-cdf.PNG')).toBe('dev-run-b-latency-cdf.png')
   })
 })

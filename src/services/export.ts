@@ -13,8 +13,9 @@ const MIME: Record<ExportTableRequest['format'], string> = {
   json: 'application/json'
 }
 
+/** A file name from a title: the whole title (up to what file systems take), lowercased, dashes for the rest. */
 export function slug(s: string): string {
-  const out = s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60)
+  const out = s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 200).replace(/-+$/, '')
   return out || 'schedlab'
 }
 

@@ -14,21 +14,39 @@ export interface ChartCardOptions {
   onExport(card: ChartCard): void
 }
 
-const CAPTION_PX = 22
+const CAPTION_FONT = '11px system-ui, "DejaVu Sans", sans-serif'
+const CAPTION_LINE_PX = 15
+const CAPTION_PAD_PX = 8
 
-/** Draws the caption line under the chart (the export's: scenario, variants, seeds, duration, version). */
-function captionPlugin(text: string, theme: ChartTheme): Plugin {
+/** The caption's lines at `width` CSS pixels: wrapped at spaces, never cut. */
+export function captionLines(text: string, width: number): string[] {
+  const ctx = document.createElement('canvas').getContext('2d')!
+  ctx.font = CAPTION_FONT
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word
+    if (line && ctx.measureText(next).width > width) {
+      lines.push(line)
+      line = word
+    } else line = next
+  }
+  if (line || lines.length === 0) lines.push(line)
+  return lines
+}
+
+/** Draws the caption under the chart (the export's: scenario, variants, seeds, duration, version), on as many lines as it needs. */
+function captionPlugin(lines: readonly string[], theme: ChartTheme): Plugin {
   return {
     id: 'schedlabCaption',
     afterDraw(chart) {
-      const { ctx, width, height } = chart
+      const { ctx, height } = chart
       ctx.save()
       ctx.fillStyle = theme.text
-      ctx.font = '11px system-ui, "DejaVu Sans", sans-serif'
+      ctx.font = CAPTION_FONT
       ctx.textBaseline = 'middle'
-      let t = text
-      while (t.length > 8 && ctx.measureText(t).width > width - 16) t = `${t.slice(0, -2)}…`
-      ctx.fillText(t, 8, height - CAPTION_PX / 2)
+      const top = height - lines.length * CAPTION_LINE_PX - CAPTION_PAD_PX / 2
+      lines.forEach((l, i) => ctx.fillText(l, 8, top + (i + 0.5) * CAPTION_LINE_PX))
       ctx.restore()
     }
   }
@@ -37,8 +55,8 @@ function captionPlugin(text: string, theme: ChartTheme): Plugin {
 /**
  * A titled chart with zoom and pan (Ctrl+wheel, drag a box, Shift+drag; double-click or
  * "Reset zoom" restores) and its own PNG export. The export is drawn afresh on its own canvas
- * at 2x or 3x the device pixels, in the export theme (light by default), with the current zoom
- * but without hover state, and with a caption line.
+ * at 2x or 3x its CSS size, in the export theme (light by default), with the current zoom but
+ * without hover state, and with its caption wrapped onto as many lines as it needs.
  */
 export class ChartCard {
   readonly el: HTMLElement
@@ -110,9 +128,13 @@ export class ChartCard {
     if (this.box.dataset.drawn === 'empty') throw new Error(`nothing to export: ${this.box.dataset.title}`)
     if (!live || !this.build) throw new Error('the chart is not drawn yet')
     const theme = prefs.theme === 'shown' ? shown : prefs.theme === 'dark' ? DARK_CHARTS : LIGHT_CHARTS
-    const width = Math.max(200, Math.round(live.width))
-    const height = Math.max(150, Math.round(live.height)) + CAPTION_PX
-    const cfg = this.prepare(this.build(theme), theme, [captionPlugin(caption, theme)])
+    // the chart at its CSS size (the PNG is `scale` times it), the caption wrapped under it
+    const width = Math.round(live.width)
+    const lines = captionLines(caption, width - 16)
+    const captionPx = lines.length * CAPTION_LINE_PX + CAPTION_PAD_PX
+    const height = Math.round(live.height) + captionPx
+    this.box.dataset.exportCaption = lines.join('\n')
+    const cfg = this.prepare(this.build(theme), theme, [captionPlugin(lines, theme)])
     const options = (cfg.options ?? {}) as Record<string, unknown> & { scales?: Record<string, Record<string, unknown>>; layout?: { padding?: Record<string, number> } }
     // The zoom the user chose carries over; the hover state does not (a fresh chart has none).
     const scales = { ...(options.scales ?? {}) }
@@ -127,7 +149,7 @@ export class ChartCard {
       ...cfg,
       options: {
         ...options, scales, responsive: false, animation: false, devicePixelRatio: prefs.scale, events: [],
-        layout: { ...(options.layout ?? {}), padding: { ...(options.layout?.padding ?? {}), bottom: CAPTION_PX } }
+        layout: { ...(options.layout ?? {}), padding: { ...(options.layout?.padding ?? {}), bottom: captionPx } }
       }
     } as ChartConfiguration)
     try {

@@ -15,6 +15,7 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const rows = h('div', { class: 'progress-rows' })
   const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
   let lastStatus = ''
+  let endedWith: string | null = null
   function setCollapsed(c: boolean): void {
     el.classList.toggle('collapsed', c)
     toggle.textContent = c ? 'Show jobs' : 'Hide jobs'
@@ -39,7 +40,13 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     }
     // an ended run's card stays while its results are shown (or until they are), not beside another run's
     const mine = shown === p.runId || !!shown?.startsWith(`${p.runId}#`) || sweep === p.runId
-    const other = !mine && (shown !== null || sweep !== null)
+    // what was on display when the run ended: the card leaves only once something else is opened
+    const onDisplay = `${shown} ${sweep}`
+    if (p.status === 'running') endedWith = null
+    else if (endedWith === null) endedWith = onDisplay
+    // once its own results were shown, whatever is opened next is another run's
+    if (mine && p.status !== 'running') endedWith = ''
+    const other = !mine && (shown !== null || sweep !== null) && onDisplay !== endedWith
     if (p.runId !== runId) {
       runId = p.runId
       bars.clear()

@@ -1,4 +1,4 @@
-import { cellTitle, cellTone, formatMarkedChange, TABLE_LEGEND, valueCellParts, type WorkloadTable } from '../../../shared/tables'
+import { cellTitle, cellTone, formatMarkedChange, TABLE_LEGEND, tablesToText, valueCellParts, type WorkloadTable } from '../../../shared/tables'
 import { h } from '../dom'
 
 /** Columns side by side before a table is turned: 4 fit beside the editor at 1280x800 (3 at 1024x700). */
@@ -37,6 +37,23 @@ function cell(r: WorkloadTable['rows'][number], i: number): HTMLElement {
   chg ? h('span', { class: 'chg' }, ' ' + chg) : null)
 }
 
+/**
+ * A table's caption with "Copy as text": the table in the threads' fixed-width form (title,
+ * columns, legend) on the clipboard, ready for a mailing-list reply.
+ */
+function caption(labels: readonly string[], t: WorkloadTable): HTMLElement {
+  const copy = h('button', {
+    class: 'small link copy-text', 'data-action': 'copy-text', title: 'Copy this table as fixed-width text (title, columns, legend), as the mailing-list threads print it',
+    onclick: () => {
+      void navigator.clipboard.writeText(tablesToText(labels, [t])).then(() => {
+        copy.textContent = 'Copied'
+        setTimeout(() => { copy.textContent = 'Copy as text' }, 1500)
+      }, () => { copy.textContent = 'Copy failed' })
+    }
+  }, 'Copy as text')
+  return h('caption', {}, t.title, ' ', copy)
+}
+
 /** Under a table: each n/a cell's reason once ("n/a: 99.9th Percentile (us): 528 samples; need 10000"). */
 function naNotes(t: WorkloadTable, columns: number): HTMLElement | null {
   const lines: string[] = []
@@ -53,7 +70,7 @@ function naNotes(t: WorkloadTable, columns: number): HTMLElement | null {
  */
 export function seedsTableTransposed(labels: readonly string[], t: WorkloadTable, baseline: number): HTMLElement {
   return h('div', { class: 'table-scroll' }, h('table', { class: 'seeds-table transposed', 'data-workload': t.workload },
-    h('caption', {}, t.title),
+    caption(labels, t),
     h('thead', {}, h('tr', {}, h('th', {}, ''), t.rows.map((r) => h('th', { 'data-metric': r.key }, r.label)))),
     h('tbody', {}, labels.map((l, i) => h('tr', { 'data-column': i, class: i === baseline ? 'baseline' : '' },
       h('th', { scope: 'row', title: i === baseline ? 'baseline' : l }, l),
@@ -63,7 +80,7 @@ export function seedsTableTransposed(labels: readonly string[], t: WorkloadTable
 
 export function seedsTable(labels: readonly string[], t: WorkloadTable, baseline: number): HTMLElement {
   return h('div', { class: 'table-scroll' }, h('table', { class: 'seeds-table', 'data-workload': t.workload },
-    h('caption', {}, t.title),
+    caption(labels, t),
     h('thead', {}, h('tr', {}, h('th', {}, ''), labels.map((l, i) => h('th', { class: i === baseline ? 'baseline' : '', title: i === baseline ? `${l} (baseline)` : l }, l)))),
     h('tbody', {}, t.rows.map((r) => h('tr', { 'data-metric': r.key },
       h('th', { scope: 'row' }, r.label),

@@ -3,7 +3,7 @@ import type { LatencySummary, VariantResult, WorkloadResult } from './result'
 import {
   buildTables, columnLabels, cellTitle, cellTone, formatCell, formatChange, formatValueCell, identicalSeedNotes, poolLatency, tablesToCsv, tablesToMarkdown, tablesToText
 } from './tables'
-import { exponential, syntheticResult } from '../stats/synthetic'
+import { exponential, syntheticResult } from '../stats/testing'
 import { cdfPoints, histogramPercentile, logEdges, mergeHistograms, rebin } from './histogram-data'
 
 function lat(p: Partial<LatencySummary>): LatencySummary {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { simulate } from './index'
 import { parseScenario } from './scenario'
-import { mergeReplicas, planReplicas, REPLICA_MIN_MS, replicaScenario, replicaSeed, steadyState } from './replicas'
-import { plansFor, submitRun, type PoolLike, type SimJob } from '../services/replica-runner'
 import type { VariantResult } from '../shared/result'
-import type { JobHandle, JobOutcome } from '../services/worker-pool'
+import { mergeReplicas, planReplicas, REPLICA_MIN_MS, replicaScenario, replicaSeed, steadyState } from './replicas'
 
 function scenario(over: Record<string, unknown> = {}, workloads?: unknown[]): ReturnType<typeof parseScenario> {
   return parseScenario(JSON.stringify({
@@ -82,52 +80,5 @@ describe('parallel replicas of one long run', () => {
     expect(r.workloads[0].latencyUs.count).toBeLessThanOrEqual(2001)
     expect(r.workloads[0].latencyUs.count).toBeGreaterThan(1900)
     expect(r.cpus[0].busyPct).toBeGreaterThan(99)
-  })
-
-  it('on a pool: one handle per run, resolved with the merged result', async () => {
-    const submitted: SimJob[] = []
-    let id = 0
-    const pool: PoolLike = {
-      size: 2,
-      submit(payload): JobHandle<VariantResult> {
-        const job = payload as SimJob
-        submitted.push(job)
-        const result = simulate(job.scenario, job.variantIndex, job.seed, { warmupMs: job.warmupMs })
-        return { id: ++id, outcome: Promise.resolve({ status: 'done', result, wallMs: 1 } as JobOutcome<VariantResult>), cancel() {} }
-      }
-    }
-    const s = scenario({ durationMs: 20_000 })
-    const spec = { scenario: s, variantIndex: 0, variant: 'base', seed: 5 }
-    const [plan] = plansFor([spec], pool.size)
-    expect(plan?.replicas).toBe(2)
-    const o = await submitRun(pool, spec, plan).outcome
-    expect(submitted.map((j) => j.seed)).toEqual([5, replicaSeed(5, 1)])
-    expect(submitted.every((j) => j.warmupMs === plan!.warmupMs && j.scenario.durationMs === 10_000)).toBe(true)
-    expect(o.status).toBe('done')
-    if (o.status === 'done') {
-      expect(o.result.replicas).toBe(2)
-      expect(o.result.seed).toBe(5)
-    }
-  })
-
-  it('on a pool: a canceled run keeps what its replicas computed', async () => {
-    let n = 0
-    const pool: PoolLike = {
-      size: 2,
-      submit(payload): JobHandle<VariantResult> {
-        const job = payload as SimJob
-        const result = simulate({ ...job.scenario, durationMs: 1000 }, job.variantIndex, job.seed, { warmupMs: job.warmupMs })
-        // the first replica had finished, the second was canceled midway with its figures so far
-        const outcome: JobOutcome<VariantResult> = n++ === 0 ? { status: 'done', result, wallMs: 1 } : { status: 'canceled', partial: result }
-        return { id: n, outcome: Promise.resolve(outcome), cancel() {} }
-      }
-    }
-    const s = scenario({ durationMs: 20_000 })
-    const spec = { scenario: s, variantIndex: 0, variant: 'base', seed: 5 }
-    const [plan] = plansFor([spec], pool.size)
-    const o = await submitRun(pool, spec, plan).outcome
-    expect(o.status).toBe('canceled')
-    expect(o.status === 'canceled' && o.partial?.replicas).toBe(2)
-    expect(o.status === 'canceled' && o.partial!.workloads[0].latencyUs.count).toBeGreaterThan(0)
   })
 })

@@ -12,7 +12,7 @@
  * first hackbench round) is not counted K times. Pooled, they hold as many samples as the one
  * run, of the same distribution, and are *less* correlated with each other than consecutive
  * pieces of one run, so intervals computed on the pooled batches (20 per replica, replicated
- * batch means: src/stats/replicas.ts, docs/statistics.md) are at least as honest. What a
+ * batch means: concatLatencyBatches below, docs/statistics.md) are at least as honest. What a
  * replica cannot show is what only happens once per D (a drift over the whole run, a rare event
  * with a period longer than D/K): runs are split only above REPLICA_MIN_MS and each piece keeps
  * at least REPLICA_MIN_PIECE_MS. Runs that end by themselves (hackbench without repeat,
@@ -20,9 +20,10 @@
  * The known case is tested in replicas.test.ts: K replicas of D/K against one run of D.
  */
 import type { Scenario } from './scenario/types'
-import type { LatencySummary, StatSummary, TaskResult, ThreadMetrics, VariantResult, WorkloadResult } from '../shared/result'
+import type {
+  LatencyBatches, LatencySummary, StatSummary, TaskResult, ThreadMetrics, TimeBatches, VariantResult, WorkloadResult
+} from '../shared/result'
 import { LogHistogram } from './metrics/histogram'
-import { concatLatencyBatches, concatTimeBatches } from '../stats/replicas'
 
 /** Runs shorter than this are not split. */
 export const REPLICA_MIN_MS = 20_000
@@ -221,4 +222,26 @@ export function mergeReplicas(list: VariantResult[], plan: ReplicaPlan): Variant
       workloads: r.workloads.map((w) => ({ name: w.name, latencyUs: w.latencyUs, ...(w.timeSec !== undefined ? { timeSec: w.timeSec } : {}) }))
     }))
   }
+}
+
+/**
+ * Pooling the batches of the replicas (K replicas of D/K returned as one variant result with
+ * `replicas: K`): the pooled result carries every replica's batches, so its intervals rest on
+ * all 20 K of them (replicated batch means, docs/statistics.md).
+ */
+/** All replicas' latency batches in one (a replica without batches: undefined for all). */
+export function concatLatencyBatches(list: readonly (LatencyBatches | undefined)[]): LatencyBatches | undefined {
+  const present = list.filter((b): b is LatencyBatches => !!b && b.counts.some((row) => row.length > 0))
+  if (present.length === 0 || present.length !== list.filter((b) => b !== undefined).length) return undefined
+  const shift = present[0].shift
+  if (present.some((b) => b.shift !== shift)) return undefined
+  const lo = Math.min(...present.map((b) => b.lo))
+  const counts = present.flatMap((b) => b.counts.map((row) => (row.length === 0 ? [] : [...new Array<number>(b.lo - lo).fill(0), ...row])))
+  return { batchMs: present[0].batchMs, shift, lo, counts }
+}
+
+export function concatTimeBatches(list: readonly (TimeBatches | undefined)[]): TimeBatches | undefined {
+  const present = list.filter((b): b is TimeBatches => !!b)
+  if (present.length === 0) return undefined
+  return { sumSec: present.flatMap((b) => b.sumSec), count: present.flatMap((b) => b.count) }
 }

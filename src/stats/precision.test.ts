@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { VariantResult } from '../shared/result'
 import { relativeHalfWidth, runToPrecision, targetEstimate, type PrecisionJob } from './precision'
-import { exponential, syntheticResult } from './synthetic'
+import { exponential, syntheticResult } from './testing'
 
 const MEAN_NS = 100_000
 const trueP90Us = (-Math.log(0.1) * MEAN_NS) / 1000

@@ -15,8 +15,7 @@
  * - A percentile with fewer than MIN_BEYOND samples beyond it gets no estimate at all.
  */
 import type { HistogramData, LatencyBatches } from '../shared/result'
-import { bucketLow, bucketOf, HISTOGRAM_BUCKETS } from '../sim/metrics/histogram'
-import { BATCH_SHIFT } from '../sim/metrics/batches'
+import { BATCH_SHIFT, bucketLow, bucketOf, COARSE_BUCKETS, HISTOGRAM_BUCKETS } from '../shared/histogram-layout'
 import { tQuantile } from './tdist'
 
 /** Samples needed beyond a percentile before it is reported. */
@@ -66,7 +65,6 @@ export function formatInsufficient(i: Insufficient): string {
   return `n/a (${i.samples} samples; need ${i.need})`
 }
 
-const COARSE = (HISTOGRAM_BUCKETS + (1 << BATCH_SHIFT) - 1) >> BATCH_SHIFT
 const r3 = (x: number): number => Math.round(x * 1000) / 1000
 
 /**
@@ -96,7 +94,7 @@ export class PooledLatency {
         complete = false
         continue
       }
-      const own = new Float64Array(COARSE)
+      const own = new Float64Array(COARSE_BUCKETS)
       for (let i = 0; i < r.hist.counts.length; i++) {
         const b = bucketOf(Math.round(r.hist.lowUs[i] * 1000))
         this.fine[b] += r.hist.counts[i]
@@ -109,7 +107,7 @@ export class PooledLatency {
       }
       for (const row of batches.counts) {
         if (row.length === 0) continue
-        const s = new Float64Array(COARSE)
+        const s = new Float64Array(COARSE_BUCKETS)
         for (let i = 0; i < row.length; i++) s[batches.lo + i] = row[i]
         this.sections.push(s)
       }

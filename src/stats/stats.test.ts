@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { compareEstimates, columnStats, summarize, workloadStats } from './summary'
 import { formatEstimate, formatMark } from './format'
 import { meanEstimate, samplesBeyond, samplesNeeded } from './quantile'
-import { exponential, syntheticResult } from './synthetic'
+import { exponential, syntheticResult } from './testing'
 import { LatencyBatches } from '../sim/metrics/batches'
 import { LogHistogram } from '../sim/metrics/histogram'
 import { tQuantile } from './tdist'
-import { concatLatencyBatches, concatTimeBatches } from './replicas'
+import { concatLatencyBatches, concatTimeBatches } from '../sim/replicas'
 
 const MEAN_NS = 100_000
 /** True p-quantile of the exponential, us. */

@@ -1,19 +1,17 @@
 import type { LatencyBatches as LatencyBatchData, TimeBatches } from '../../shared/result'
-import { HISTOGRAM_BUCKETS } from './histogram'
+import { BATCH_SHIFT, COARSE_BUCKETS } from '../../shared/histogram-layout'
 
 /**
  * Latency counts per batch of simulated time, per workload: what the statistics need to put an
  * interval on a percentile of one run (batch means, docs/statistics.md) and to pool the batches
  * of several seeds (replicated batch means).
  *
- * A batch keeps counts in coarse buckets of 2^BATCH_SHIFT histogram buckets (1/8 octave, about
- * 9 % wide), so a run's batches stay small in the result; the statistics split a coarse bucket
+ * A batch keeps counts in coarse buckets of 2^BATCH_SHIFT histogram buckets (the result format's
+ * layout, shared/histogram-layout.ts), so a run's batches stay small in the result; the statistics split a coarse bucket
  * at a percentile in the proportions of the run's fine histogram. Storage is allocated once per
  * workload before the run; recording is one division and one increment.
  */
 export const BATCH_COUNT = 20
-export const BATCH_SHIFT = 3
-export const COARSE_BUCKETS = (HISTOGRAM_BUCKETS + (1 << BATCH_SHIFT) - 1) >> BATCH_SHIFT
 
 export class LatencyBatches {
   readonly batchNs: number

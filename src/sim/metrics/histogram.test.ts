@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { HISTOGRAM_BUCKETS, LogHistogram, bucketLow, bucketOf } from './histogram'
+import { LogHistogram } from './histogram'
+import { HISTOGRAM_BUCKETS, bucketLow, bucketOf } from '../../shared/histogram-layout'
 import { Prng } from '../engine/prng'
 
 function exactPercentile(sorted: number[], p: number): number {

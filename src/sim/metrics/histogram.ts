@@ -1,18 +1,17 @@
 import type { HistogramData, LatencySummary } from '../../shared/result'
+import * as layout from '../../shared/histogram-layout'
+
+// Bound once: record() runs per sample, and module namespaces compiled to CommonJS (tsx) resolve
+// each access through a getter.
+const bucketOf = layout.bucketOf
+const bucketLow = layout.bucketLow
+const HISTOGRAM_BUCKETS = layout.HISTOGRAM_BUCKETS
 
 /**
- * Log-linear histogram of non-negative integer values (ns), HdrHistogram-style: values below
- * 2^SUB_BITS are exact, above they fall in 2^(SUB_BITS-1) sub-buckets per power of two. Reporting
- * a bucket's midpoint bounds the relative error by 1/2^SUB_BITS (0.8% with 7 bits), so
- * percentiles are within 1% while memory is O(buckets), never O(samples).
- * count, min, max and the sum (for the average) are exact.
+ * Log-linear histogram of non-negative integer values (ns), HdrHistogram-style, over the bucket
+ * layout of the result format (shared/histogram-layout.ts): percentiles within 1 % while memory
+ * is O(buckets), never O(samples). count, min, max and the sum (for the average) are exact.
  */
-const SUB_BITS = 7
-const SUB = 1 << SUB_BITS
-/** Largest power of two covered: 2^44 ns is about 4.9 hours. */
-const MAX_EXP = 44
-export const HISTOGRAM_BUCKETS = SUB + (MAX_EXP - SUB_BITS) * (SUB >> 1)
-
 export class LogHistogram {
   readonly counts = new Float64Array(HISTOGRAM_BUCKETS)
   count = 0
@@ -115,31 +114,4 @@ export class LogHistogram {
 
 function us(ns: number): number {
   return Math.round(ns) / 1000
-}
-
-export function bucketOf(v: number): number {
-  if (v < SUB) return Math.floor(v)
-  // exponent e such that 2^e <= v < 2^(e+1), e >= SUB_BITS
-  if (v < 4294967296) {
-    // the common case (under 4.3 s): floor(v / 2^shift) as a shift, no division
-    const e32 = 31 - Math.clz32(v)
-    return SUB + (e32 - SUB_BITS) * (SUB >> 1) + (v >>> (e32 - (SUB_BITS - 1))) - (SUB >> 1)
-  }
-  let e = Math.floor(Math.log2(v))
-  // guard against floating rounding at exact powers of two
-  if (2 ** e > v) e--
-  else if (2 ** (e + 1) <= v) e++
-  if (e >= MAX_EXP) return HISTOGRAM_BUCKETS - 1
-  const shift = e - (SUB_BITS - 1)
-  const sub = Math.floor(v / 2 ** shift) - (SUB >> 1) // 0 .. SUB/2-1
-  return SUB + (e - SUB_BITS) * (SUB >> 1) + sub
-}
-
-export function bucketLow(b: number): number {
-  if (b < SUB) return b
-  const k = b - SUB
-  const e = SUB_BITS + Math.floor(k / (SUB >> 1))
-  const sub = k % (SUB >> 1)
-  const shift = e - (SUB_BITS - 1)
-  return ((SUB >> 1) + sub) * 2 ** shift
 }

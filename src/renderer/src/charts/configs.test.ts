@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LatencySummary, VariantResult } from '../../../shared/result'
 import { LIGHT_CHARTS, cdfConfig, cpuConfig, distributionConfig, formatShare, formatUs, histogramConfig, markIdentical, percentileConfig, taskConfig, type IntervalDataset } from './configs'
-import { exponential, syntheticResult } from '../../../stats/synthetic'
+import { exponential, syntheticResult } from '../../../stats/testing'
 import { idleCounts, pooledCpus, pooledTasks, workloadNames, type Series } from './data'
 
 const lat = (p: Partial<LatencySummary>): LatencySummary => ({ count: 10, min: 1, avg: 5, p50: 4, p90: 8, p99: 9, p99_9: 10, max: 10, ...p })

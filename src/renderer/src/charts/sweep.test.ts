@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { StoredSweep } from '../../../shared/ipc'
-import { exponential, syntheticResult } from '../../../stats/synthetic'
+import { exponential, syntheticResult } from '../../../stats/testing'
 import { LIGHT_CHARTS } from './configs'
 import { cellStats, sweepLineConfig, sweepMatrixConfig, type MatrixPoint } from './sweep'
 

@@ -1,7 +1,7 @@
 /**
- * Results drawn from a known distribution (tests of the statistics): samples recorded exactly as
- * the simulator records them, in its histograms and batches, so intervals can be checked
- * against the true quantiles.
+ * Test support (tests of the statistics, the tables and the charts): results drawn from a known
+ * distribution, samples recorded exactly as the simulator records them, in its histograms and
+ * batches, so intervals can be checked against the true quantiles.
  */
 import type { VariantResult } from '../shared/result'
 import { Prng } from '../sim/engine/prng'

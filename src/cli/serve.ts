@@ -125,7 +125,8 @@ export async function startServe(args: ServeArgs): Promise<RunningServe> {
     dataDir: args.dataDir, kv, kvProblems: problems,
     workerPath: SIM_WORKER_SOURCE, execArgv: tsxWorkerExecArgv(),
     version: projectVersion(), platform: 'web', limits: args.limits,
-    patches: args.allowPatches ? { allowed: true } : { allowed: false, reason: SERVE_PATCHES_REFUSED }
+    patches: args.allowPatches ? { allowed: true } : { allowed: false, reason: SERVE_PATCHES_REFUSED },
+    warmWorkers: true
   })
   try {
     const host = await startWebHost({ backend, rendererDir: RENDERER_DIR, port: args.port })

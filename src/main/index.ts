@@ -47,7 +47,7 @@ async function start(): Promise<void> {
     const store = new Store<Record<string, unknown>>({ name: 'config', cwd: dataDir, deserialize: parseConfigJson })
     return { get: (k) => store.get(k), set: (k, v) => store.set(k, v) }
   })
-  const be = await createBackend({ dataDir, kv, kvProblems: problems, workerPath, version: app.getVersion(), platform: 'electron', patches: { allowed: true } })
+  const be = await createBackend({ dataDir, kv, kvProblems: problems, workerPath, version: app.getVersion(), platform: 'electron', patches: { allowed: true }, warmWorkers: true })
   backend = be
 
   const send = (command: MenuCommand, path?: string): void => {

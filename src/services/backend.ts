@@ -35,6 +35,8 @@ export interface BackendOptions {
    * workers only): the desktop app yes, `schedlab serve` with --allow-patches.
    */
   patches?: PatchAccess
+  /** Start the simulation workers at once, warmed up (the long-lived hosts: the app, serve). */
+  warmWorkers?: boolean
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -68,7 +70,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const pool = new WorkerPool<VariantResult>({
     workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize,
     memoryBudgetBytes: () => memoryBudgetBytes(settings.limits()),
-    memoryOf: runMemoryOf
+    memoryOf: runMemoryOf,
+    ...(opts.warmWorkers ? { warm: true } : {})
   })
   const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
   const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0 })

@@ -79,3 +79,13 @@ describe('the patch watchdog', () => {
     expect(o.status === 'failed' && o.message).toMatch(/patch bad \(bad\.ts:5:\d+\) threw in updateCurr at \d+\.\d{3} ms simulated: oops/)
   })
 })
+
+describe('warm workers', () => {
+  it('start with the pool, warm up before their first job, and give the same results', async () => {
+    pool = new WorkerPool<VariantResult>({ workerPath: join(__dirname, 'sim-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2, warm: true })
+    expect(pool.stats().workers).toBe(2)
+    const o = await pool.submit({ scenario, variantIndex: 0, seed: 7 }).outcome
+    if (o.status !== 'done') throw new Error(JSON.stringify(o))
+    expect(JSON.stringify(withoutWall(o.result))).toBe(JSON.stringify(withoutWall(simulate(scenario, 0, 7))))
+  })
+})

@@ -1,9 +1,14 @@
 /** Worker thread entry: one simulation per job, or an explanation / a Perfetto trace of one. */
-import { serveJobs } from './worker-protocol'
+import { workerData } from 'node:worker_threads'
+import { serveJobs, type WorkerInit } from './worker-protocol'
+import { warmUp } from './warm-up'
 import { explainRun, perfettoRun, simulate, type RunSpec } from './sim-adapter'
 import type { WorkerJob } from './explain-service'
 import type { SimJob } from './replica-runner'
 import { isPatchCheckJob, runPatchCheck } from './patch-check-job'
+
+// jobs posted meanwhile wait in the port's queue
+if ((workerData as WorkerInit | null)?.warm) warmUp()
 
 serveJobs((payload, ctx) => {
   const job = payload as RunSpec | WorkerJob

@@ -42,6 +42,12 @@ export interface PoolOptions {
    * without progress, for this long is stopped and its worker replaced (default 10 s).
    */
   hookTimeoutMs?: number
+  /**
+   * Start every worker at once and let each warm the simulator's hot paths before its first
+   * job (src/services/warm-up.ts), so a run from the workbench does not pay the JIT's warm-up.
+   * For long-lived hosts; the command line starts workers on demand, cold.
+   */
+  warm?: boolean
 }
 
 /** `patch`: the job failed in a patch module (the user's code): a problem of the input. */
@@ -124,6 +130,7 @@ export class WorkerPool<R = unknown> {
     this.cancelGraceMs = opts.cancelGraceMs ?? 2000
     this.resourceLimits = opts.resourceLimits ?? { maxOldGenerationSizeMb: defaultHeapLimitMb(this.size) }
     this.hookTimeoutMs = opts.hookTimeoutMs ?? 10_000
+    if (opts.warm) for (let i = 0; i < this.size; i++) this.spawn()
   }
 
   /** While jobs run: retire a worker stuck in a patch hook (no progress, the same hook, too long). */
@@ -250,7 +257,7 @@ export class WorkerPool<R = unknown> {
   private spawn(): Slot<R> {
     const cancelBuffer = new SharedArrayBuffer(4)
     const monitorBuffer = new SharedArrayBuffer(4 * MONITOR_SIZE)
-    const init: WorkerInit = { cancelBuffer, monitorBuffer, progressIntervalMs: this.progressIntervalMs }
+    const init: WorkerInit = { cancelBuffer, monitorBuffer, progressIntervalMs: this.progressIntervalMs, ...(this.opts.warm ? { warm: true } : {}) }
     const worker = new Worker(this.opts.workerPath, {
       workerData: init,
       execArgv: this.opts.execArgv,

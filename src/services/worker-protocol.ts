@@ -13,6 +13,8 @@ export interface WorkerInit {
    */
   monitorBuffer: SharedArrayBuffer
   progressIntervalMs: number
+  /** Run the warm-up (src/services/warm-up.ts) before the first job. */
+  warm?: boolean
 }
 
 export const MONITOR_PROGRESS = 2

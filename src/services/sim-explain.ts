@@ -3,7 +3,7 @@ import { simulateDetailed } from '../sim/index'
 import type { Kernel } from '../sim/kernel/sched'
 import type { RunSpec } from '../sim/scenario/index'
 import type { ExplainResult, SampleSelector } from '../shared/explain'
-import { attachPerfetto, type PerfettoWriter } from '../trace/perfetto'
+import { attachPerfetto, type PerfettoWriter } from '../sim/metrics/perfetto'
 import type { JobContext } from './worker-protocol'
 
 /** Largest trace the workbench exports (events); the CLI's `run --trace-format perfetto` has no such bound. */

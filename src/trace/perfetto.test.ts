@@ -5,7 +5,7 @@ import { runCli } from '../cli/index'
 import { memoryIo } from '../cli/io'
 import { allReasonCodes } from '../sim/metrics/recorder'
 import type { RunOutput } from '../shared/result'
-import { ProtoWriter } from './protobuf'
+import { ProtoWriter } from '../sim/metrics/protobuf'
 
 const PROTO = fileURLToPath(new URL('./perfetto-protos/perfetto-subset.proto', import.meta.url))
 const root = protobuf.loadSync(PROTO)

@@ -17,11 +17,11 @@
  * __schedule() switches, as a kernel does (the text tracer stamps the instant the next task
  * starts, after the modeled switch cost).
  */
-import type { Kernel } from '../sim/kernel/sched'
-import { isRtPolicy } from '../sim/kernel/api'
-import { NIL } from '../sim/kernel/eevdf-tree'
-import { Recorder, STOPPER_TASK, type DecisionRecord, type RecorderOptions } from '../sim/metrics/recorder'
-import { describe, Namer } from '../sim/metrics/explain-text'
+import type { Kernel } from '../kernel/sched'
+import { isRtPolicy } from '../kernel/api'
+import { NIL } from '../kernel/eevdf-tree'
+import { Recorder, STOPPER_TASK, type DecisionRecord, type RecorderOptions } from './recorder'
+import { describe, Namer } from './explain-text'
 import { ProtoWriter } from './protobuf'
 
 // TracePacket fields

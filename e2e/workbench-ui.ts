@@ -112,6 +112,39 @@ export class Workbench {
     if (status === 'done' || status === 'partial') await this.waitLastRunListed()
   }
 
+  /**
+   * Open a preset (past the welcome screen), paste `scenario` over it and simulate it; then
+   * start a measured run of it with the button `measureTestId` and wait for it to be done and
+   * listed. Returns both runs' ids and the measured run's history item.
+   */
+  async simulateThenMeasure(scenario: string, measureTestId: string, timeoutMs: number) {
+    const page = this.page
+    const preset = await page.locator('[data-testid="preset-select"] option[value]:not([value=""])').first().getAttribute('value')
+    await page.getByTestId('preset-select').selectOption(preset!)
+    await expect.poll(() => page.getByTestId('welcome').isVisible()).toBe(false)
+    expect(await this.typeScenario(scenario)).toMatch(/✓/)
+    await this.runAndWait('done')
+    const progress = page.getByTestId('run-progress')
+    const simId = (await progress.getAttribute('data-run-id'))!
+    await page.getByTestId(measureTestId).click()
+    await expect.poll(async () => ((await progress.getAttribute('data-run-id')) !== simId ? progress.getAttribute('data-status') : 'waiting'), { timeout: timeoutMs }).toBe('done')
+    const id = (await progress.getAttribute('data-run-id'))!
+    const item = page.locator(`[data-testid="history-item"][data-run-id="${id}"]`)
+    await expect.poll(() => item.count(), { timeout: 30_000 }).toBe(1)
+    return { simId, id, item }
+  }
+
+  /** Compare two saved runs: the measured-beside-simulated table (its heading, cyclictest's verdicts). */
+  async compareMeasured(simId: string, id: string): Promise<{ heading: string; verdicts: (string | null)[] }> {
+    const page = this.page
+    for (const x of [simId, id]) await page.locator(`[data-testid="history-item"][data-run-id="${x}"] input.select`).check()
+    await page.getByTestId('compare-selected').click()
+    const table = page.getByTestId('real-vs-sim')
+    await expect.poll(() => table.isVisible()).toBe(true)
+    const verdicts = await table.locator('tr[data-workload="cyclictest"] td[data-verdict]').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')))
+    return { heading: (await table.locator('h4').textContent()) ?? '', verdicts }
+  }
+
   /** Wait until the run the progress card shows is listed in the history. */
   async waitLastRunListed(): Promise<void> {
     const id = await this.page.getByTestId('run-progress').getAttribute('data-run-id')

@@ -100,31 +100,10 @@ export const REAL_SUITE: Suite = {
   ],
   apply: applyParams,
   scenarios: () => [{
-    scenario: {
-      name: 'calibration (this machine)',
-      kernel: { profile: 'host' },
-      durationMs: 10_000,
-      variants: [
-        { name: 'cyclictest alone', workloads: { hackbench: { disabled: true } } },
-        { name: 'hackbench alone', workloads: { cyclictest: { disabled: true } } }
-      ],
-      workloads: [
-        { type: 'cyclictest', name: 'cyclictest', periodUs: 2777, policy: 'other' },
-        { type: 'hackbench', name: 'hackbench', groups: 2, mode: 'thread', ipc: 'pipe', loops: 1000, repeat: true }
-      ]
-    },
+    ...aloneScenario('calibration (this machine)', { profile: 'host' }, 10_000),
     // a round takes about 0.35 s: five of them are enough for its mean; cyclictest as long as
     // the fidelity suite's ct-alone measures (25 s: 9000 samples per seed, 9 beyond the p99.9)
-    simDurationMs: { 'hackbench alone': 2000, 'cyclictest alone': 25_000 },
-    metrics: [
-      { name: 'cyclictest p50 (timer slack + delivery + wakeup)', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p50 },
-      { name: 'cyclictest sched_waking to running, p50', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').wakeupLatencyUs?.p50 ?? NaN },
-      { name: 'cyclictest p90', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p90 },
-      { name: 'cyclictest p99', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
-      { name: 'cyclictest p99.9', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 },
-      { name: 'hackbench time, s', variant: 'hackbench alone', read: (r) => workload(r, 'hackbench').timeSec ?? NaN, weight: 2 },
-      { name: 'hackbench switches per round', variant: 'hackbench alone', read: (r) => switchesPerRound(r, 'hackbench'), weight: 0.5 }
-    ]
+    simDurationMs: { 'hackbench alone': 2000, 'cyclictest alone': 25_000 }
   }, {
     // FIFO cyclictest against pinned fair hogs (the fidelity suite's fifo-hogs): no timer slack
     // and no fair competition, so its distribution is the timer path and the stalls alone. Read
@@ -146,6 +125,63 @@ export const REAL_SUITE: Suite = {
       { name: 'FIFO cyclictest against hogs p99', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
       { name: 'FIFO cyclictest against hogs p99.9', variant: 'fifo against hogs', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 }
     ]
+  }]
+}
+
+/**
+ * cyclictest alone and hackbench alone (one scenario, a variant each): the lone cyclictest's
+ * distribution and the sched_waking-to-running time, hackbench's time and switches per round.
+ */
+function aloneScenario(name: string, kernel: Record<string, unknown>, durationMs: number): Omit<SuiteScenario, 'simDurationMs'> {
+  return {
+    scenario: {
+      name,
+      kernel,
+      durationMs,
+      variants: [
+        { name: 'cyclictest alone', workloads: { hackbench: { disabled: true } } },
+        { name: 'hackbench alone', workloads: { cyclictest: { disabled: true } } }
+      ],
+      workloads: [
+        { type: 'cyclictest', name: 'cyclictest', periodUs: 2777, policy: 'other' },
+        { type: 'hackbench', name: 'hackbench', groups: 2, mode: 'thread', ipc: 'pipe', loops: 1000, repeat: true }
+      ]
+    },
+    metrics: [
+      { name: 'cyclictest p50 (timer slack + delivery + wakeup)', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p50 },
+      { name: 'cyclictest sched_waking to running, p50', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').wakeupLatencyUs?.p50 ?? NaN },
+      { name: 'cyclictest p90', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p90 },
+      { name: 'cyclictest p99', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99, weight: 0.5 },
+      { name: 'cyclictest p99.9', variant: 'cyclictest alone', read: (r) => workload(r, 'cyclictest').latencyUs.p99_9, weight: 0.25 },
+      { name: 'hackbench time, s', variant: 'hackbench alone', read: (r) => workload(r, 'hackbench').timeSec ?? NaN, weight: 2 },
+      { name: 'hackbench switches per round', variant: 'hackbench alone', read: (r) => switchesPerRound(r, 'hackbench'), weight: 0.5 }
+    ]
+  }
+}
+
+/**
+ * A guest of `schedlab vm` (Debian's 6.12 under TCG with icount, voluntary preemption): the same
+ * two workloads alone, which the fidelity:vm suite does not score. Fits the costs and the timer
+ * delivery delay (the guest's timer interrupt path under icount); a guest runs nothing else,
+ * so there is no background noise to read.
+ */
+export const VM_SUITE: Suite = {
+  name: 'vm',
+  description: 'cyclictest -i 2777 --policy other alone (6 s), and hackbench -T -p -l 1000 -g 2 alone (4 s), in a guest of schedlab vm (Debian 6.12, voluntary preemption)',
+  seeds: 3,
+  params: [
+    { name: 'contextSwitchUs', init: 3, min: 0.2, max: 50 },
+    { name: 'timerIrqUs', init: 4, min: 0.2, max: 50 },
+    { name: 'timerIrqTailUs', init: 2, min: 0, max: 50 },
+    { name: 'hackbenchUs', init: 2, min: 0.05, max: 50 },
+    { name: 'coldSwitchUs', init: 2, min: 0, max: 50 },
+    { name: 'timerDelayUs', init: 10, min: 0.5, max: 500 },
+    { name: 'timerDelaySigma', init: 0.5, min: 0.05, max: 2.5 }
+  ],
+  apply: applyParams,
+  scenarios: () => [{
+    ...aloneScenario('calibration (a VM)', { profile: '6.12', preempt: 'voluntary' }, 6000),
+    simDurationMs: { 'hackbench alone': 4000 }
   }]
 }
 
@@ -208,4 +244,4 @@ export const PUBLISHED_RB5_SUITE: Suite = {
   ]
 }
 
-export const SUITES: Record<string, Suite> = { real: REAL_SUITE, published: PUBLISHED_RB5_SUITE }
+export const SUITES: Record<string, Suite> = { real: REAL_SUITE, published: PUBLISHED_RB5_SUITE, vm: VM_SUITE }

@@ -6,7 +6,10 @@ import { UsageError } from './errors'
 /** `schedlab calibrate` (calibrate.ts). */
 export interface CalibrateArgs {
   topology: string
-  source: 'real' | 'from' | 'published'
+  source: 'real' | 'vm' | 'from' | 'published'
+  /** --vm: the kernel (6.12, 7.2 or a bzImage) and the data folder of the VM cache. */
+  kernel?: string
+  dataDir?: string
   from?: string
   seeds?: number
   quietWaitSec?: number
@@ -204,13 +207,16 @@ export const USAGE = `usage: schedlab COMMAND [options]
       is Debian's cloud kernel (fetched on first use into DIR/vm, default the app's data
       folder), or give your own bzImage (docs/vm.md). KVM where /dev/kvm works, else TCG
       with icount: the same seed gives the same result. --timeout bounds each run's wall time.
-  calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --from RESULT.json|CACHE-DIR | --published)
+  calibrate --topology NAME|FILE (--real [--seeds N] [--quiet-wait S] | --vm [--kernel 6.12|7.2|PATH] [--seeds N]
+            | --from RESULT.json|CACHE-DIR | --published)
             [--params NAME,...] [--out FILE] [--json] [--check]
       Fit the topology's costs (context switch, timer interrupt, hackbench write/read, cache
       refill) and background noise so that simulated runs match measured ones: --real
       measures this machine (cyclictest alone, hackbench alone; Linux, root), --from reads
       such a measurement (calibrate --real saves it as FILE.real.json) or the clean ct-alone
-      runs of a fidelity:real cache directory, --published uses the seed threads' RB5 tables.
+      runs of a fidelity:real cache directory, --published uses the seed threads' RB5 tables,
+      --vm measures the same two workloads in guests of schedlab vm on the topology (6.12 by
+      default; saved as FILE.vm.json, which --from reads again).
       --params fits only those parameters (the others keep the topology's values). Writes the
       calibrated topology file (--out) and prints each figure measured and simulated with its
       residual; --check only prints the residuals.
@@ -523,15 +529,17 @@ export function parseArgs(argv: readonly string[]): Command {
     case 'explain':
       return { cmd: 'explain', ...explainArgs([...rest]) }
     case 'calibrate': {
-      const r = parse([...rest], { topology: { type: 'string' }, real: { type: 'boolean' }, from: { type: 'string' }, published: { type: 'boolean' }, seeds: { type: 'string' }, 'quiet-wait': { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, params: { type: 'string' } }, 0, 'calibrate')
+      const r = parse([...rest], { topology: { type: 'string' }, real: { type: 'boolean' }, vm: { type: 'boolean' }, kernel: { type: 'string' }, 'data-dir': { type: 'string' }, from: { type: 'string' }, published: { type: 'boolean' }, seeds: { type: 'string' }, 'quiet-wait': { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, check: { type: 'boolean' }, params: { type: 'string' } }, 0, 'calibrate')
       const v = r.values
       if (!v.topology) throw new UsageError('calibrate: --topology NAME|FILE is required')
-      const sources = [v.real === true, v.from !== undefined, v.published === true].filter(Boolean).length
-      if (sources !== 1) throw new UsageError('calibrate: give exactly one of --real, --from RESULT.json, --published')
+      const sources = [v.real === true, v.vm === true, v.from !== undefined, v.published === true].filter(Boolean).length
+      if (sources !== 1) throw new UsageError('calibrate: give exactly one of --real, --vm, --from RESULT.json, --published')
       return {
         cmd: 'calibrate',
         topology: v.topology,
-        source: v.real ? 'real' : v.from !== undefined ? 'from' : 'published',
+        source: v.real ? 'real' : v.vm ? 'vm' : v.from !== undefined ? 'from' : 'published',
+        kernel: v.kernel,
+        dataDir: v['data-dir'],
         from: v.from,
         seeds: intOpt('seeds', v.seeds, 1, 100),
         quietWaitSec: intOpt('quiet-wait', v['quiet-wait'], 0, 3600),

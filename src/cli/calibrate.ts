@@ -20,7 +20,8 @@ import { noiseFromReal } from '../calibrate/noise'
  * or the RB5's published seed tables (--published).
  */
 export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<number> {
-  const suite: Suite = SUITES[a.source === 'published' ? 'published' : 'real']
+  const fromResult = a.source === 'from' && !isDirectory(a.from!) ? readRealResult(a.from!, io) : null
+  const suite: Suite = SUITES[a.source === 'published' ? 'published' : a.source === 'vm' || fromResult?.source === 'vm' ? 'vm' : 'real']
   for (const n of a.params ?? []) if (!suite.params.some((p) => p.name === n)) throw new InputError(`calibrate --params: "${n}" is not a parameter of the suite "${suite.name}" (${suite.params.map((p) => p.name).join(', ')})`)
   const base = topologyOf(a.topology, io)
   let topology: TopologySpec = base
@@ -31,10 +32,11 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
   if (a.source === 'published') {
     targets = metrics.map((m) => ({ name: m.name, real: m.published ?? NaN, weight: m.weight, source: m.source }))
   } else {
-    const real = a.source === 'from' ? (isDirectory(a.from!) ? readFidelityCache(a.from!, notes) : readRealResult(a.from!, io)) : await measure(plan[0].scenario, a, io)
-    if (a.source === 'real' && a.out) {
-      io.writeFile(`${a.out.replace(/\.json$/, '')}.real.json`, JSON.stringify(slimMeasurement(real)) + '\n')
-      io.err(`wrote ${a.out.replace(/\.json$/, '')}.real.json (the measurement; calibrate --from it again)\n`)
+    const real = fromResult ?? (a.source === 'from' ? readFidelityCache(a.from!, notes) : a.source === 'vm' ? await measureVm(plan[0].scenario, base, a, io) : await measure(plan[0].scenario, a, io))
+    if ((a.source === 'real' || a.source === 'vm') && a.out) {
+      const saved = `${a.out.replace(/\.json$/, '')}.${a.source}.json`
+      io.writeFile(saved, JSON.stringify(slimMeasurement(real)) + '\n')
+      io.err(`wrote ${saved} (the measurement; calibrate --from it again)\n`)
     }
     targets = metrics.map((m) => ({ name: m.name, real: mean(runsOf(real, m).map(m.read)), weight: m.weight, source: `this machine, ${runsOf(real, m).length} clean run(s)` }))
     const ours = ((plan[0].scenario.workloads as { name: string }[]) ?? []).map((w) => w.name)
@@ -215,6 +217,20 @@ function readRealResult(path: string, io: CliIo): RunOutput {
   }
   if (!Array.isArray(out?.variants)) throw new InputError(`${path}: not a run result (no "variants"; write one with schedlab real ... --json)`)
   return out
+}
+
+/** The suite's scenario in guests of `schedlab vm` on the topology being calibrated. */
+async function measureVm(scenario: Record<string, unknown>, topology: TopologySpec, a: CalibrateArgs, io: CliIo): Promise<RunOutput> {
+  const { runVmScenario } = await import('../vm/runner')
+  const { isVmError } = await import('../vm/errors')
+  const { defaultDataDir } = await import('../services/data-dir')
+  const s = parseScenarioText(JSON.stringify({ ...scenario, topology }), './calibrate.json', io, {})
+  try {
+    return await runVmScenario(s, { kernel: a.kernel ?? '6.12', seeds: a.seeds ?? 3, dataDir: a.dataDir ?? defaultDataDir(), log: (l) => io.err(`${l}\n`) })
+  } catch (e) {
+    if (isVmError(e, 'VmRefusal')) throw new InputError(`calibrate --vm: ${(e as Error).message}`)
+    throw e
+  }
 }
 
 async function measure(scenario: Record<string, unknown>, a: CalibrateArgs, io: CliIo): Promise<RunOutput> {

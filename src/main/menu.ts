@@ -39,6 +39,7 @@ export function buildMenu(send: SendCommand, recentFiles: readonly string[]): Me
       submenu: [
         { label: 'Run Scenario', ...shown('CmdOrCtrl+Enter'), click: () => send('run') },
         { label: 'Run on This Machine', click: () => send('run-real') },
+        { label: 'Run in a VM', click: () => send('run-vm') },
         { label: 'Cancel Run', ...shown('Escape'), click: () => send('cancel') }
       ]
     },

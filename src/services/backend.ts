@@ -5,6 +5,7 @@ import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
 import { RealService } from './real-service'
+import { VmService } from './vm-service'
 import { Readable } from 'node:stream'
 import { SettingsService } from './settings'
 import type { KeyValueStore } from './kv'
@@ -53,6 +54,8 @@ export interface Backend {
   runs: RunService
   /** Real runs on this machine and trace imports. */
   real: RealService
+  /** Runs on a mainline kernel in a VM. */
+  vm: VmService
   pool: WorkerPool<VariantResult>
   /** Subscribe to events for the renderer(s); returns an unsubscribe function. */
   onEvent(listener: EventListener): () => void
@@ -75,6 +78,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   })
   const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
   const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0 })
+  const vm = new VmService({ store, emit, version: opts.version, dataDir: opts.dataDir })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.
   const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
 
@@ -105,7 +109,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   scenarios.setPatchReader(readPatch)
 
   const service: ServiceMethods = {
-    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available(), patches: patchAccess }),
+    appInfo: async () => ({ version: opts.version, dataDir: opts.dataDir, workers: pool.size, platform: opts.platform, real: await real.available(), vm: await vm.available(), patches: patchAccess }),
     editorInfo: async () => scenarios.editorInfo(),
     listPresets: () => sim.listPresets(),
     readPreset: (id) => sim.readPreset(id),
@@ -118,8 +122,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       }
       return runs.start(req)
     },
-    startRealRun: (req) => real.start(req),
-    cancelRun: async (id) => runs.cancel(id) || real.cancel(id),
+    startRealRun: (req) => {
+      if (vm.running()) return Promise.resolve({ ok: false as const, problem: { file: req.file, message: `${req.file}: a VM run is going on: a real run needs the machine to itself; wait for it to end`, issues: [{ path: '(machine)', message: 'a VM run is going on' }] } })
+      return real.start(req)
+    },
+    startVmRun: (req) => {
+      if (real.running()) return Promise.resolve({ ok: false as const, problem: { file: req.file, message: `${req.file}: a real run is measuring this machine: VM runs wait until it ends`, issues: [{ path: '(machine)', message: 'a real run is going on' }] } })
+      return vm.start(req)
+    },
+    cancelRun: async (id) => runs.cancel(id) || real.cancel(id) || vm.cancel(id),
     importTrace: (text, file) => real.importTrace(Readable.from([text]), file),
     listRuns: async () => {
       await store.refresh()
@@ -165,7 +176,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   return {
-    service, settings, store, runs, real, pool,
+    service, settings, store, runs, real, vm, pool,
     onEvent(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
@@ -173,6 +184,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async close() {
       unwatch()
       await real.shutdown()
+      await vm.shutdown()
       await runs.shutdown()
       await pool.close()
     }

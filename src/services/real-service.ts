@@ -1,10 +1,9 @@
 import { basename } from 'node:path'
 import type { Readable } from 'node:stream'
-import type { AppInfo, ImportTraceResult, JobError, JobInfo, RunStatus, ScenarioProblem, StartRunRequest, StartRunResult, StoredRun } from '../shared/ipc'
-import type { VariantResult } from '../shared/result'
+import type { AppInfo, ImportTraceResult, ScenarioProblem, StoredRun } from '../shared/ipc'
 import type { RunStore } from './run-store'
 import type { Emit } from './run-service'
-import * as scenarios from './scenario-service'
+import { MeasuredRuns, machineProblem } from './measured-runs'
 import * as real from '../real/runner'
 import { RealCancelled, RealRefusal } from '../real/errors'
 import { analyzeStream } from '../trace'
@@ -24,147 +23,56 @@ export interface RealServiceDeps {
   simulating(): boolean
 }
 
-interface ActiveReal {
-  id: string
-  abort: AbortController
-  done: Promise<void>
-}
-
 /** The wait for a quiet machine before each run: SCHEDLAB_REAL_QUIET_WAIT_S seconds (0: none), default 60. */
 function quietOption(): { timeoutMs: number } | false {
   const v = Number(process.env.SCHEDLAB_REAL_QUIET_WAIT_S ?? 60)
   return Number.isFinite(v) && v > 0 ? { timeoutMs: v * 1000 } : false
 }
 
-const problem = (file: string, path: string, message: string): ScenarioProblem => ({ file, message: `${file}: ${message}`, issues: [{ path, message }] })
+const problem = (file: string, path: string, message: string): ScenarioProblem => machineProblem(file, message, path)
 
-export class RealService {
-  private active: ActiveReal | null = null
-  private availability: AppInfo['real'] | null = null
+let availability: AppInfo['real'] | null = null
 
-  constructor(private readonly deps: RealServiceDeps) {}
+/** Whether this machine can run scenarios for real, and why not (checked once). */
+function realAvailability(): AppInfo['real'] {
+  if (availability) return availability
+  const why = real.realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root (a private tracefs instance): start the app or `schedlab serve` as root')
+  availability = why ? { available: false, reason: why } : { available: true }
+  return availability
+}
 
-  /** Whether this machine can run scenarios for real, and why not (checked once). */
-  async available(): Promise<AppInfo['real']> {
-    if (this.availability) return this.availability
-    const why = real.realUnavailableReason() ?? (process.getuid?.() === 0 ? null : 'real runs need root (a private tracefs instance): start the app or `schedlab serve` as root')
-    this.availability = why ? { available: false, reason: why } : { available: true }
-    return this.availability
-  }
-
-  running(): boolean {
-    return this.active !== null
-  }
-
-  async start(req: StartRunRequest): Promise<StartRunResult> {
-    const file = req.file
-    const avail = await this.available()
-    if (!avail.available) return { ok: false, problem: problem(file, '(machine)', `cannot run on this machine: ${avail.reason}`) }
-    if (this.active) return { ok: false, problem: problem(file, '(machine)', 'a real run is already going on; cancel it or wait for it to end') }
-    if (this.deps.simulating()) return { ok: false, problem: problem(file, '(machine)', 'simulations are running: a real run needs the machine to itself; wait for them to end') }
-    const parsed = scenarios.parse(req.text, file)
-    if (!parsed.ok) return parsed
-    const s = parsed.scenario
-    const unknown = req.variants ? scenarios.unknownVariants(s, req.variants) : []
-    if (unknown.length > 0) return { ok: false, problem: problem(file, 'variants', `no variant named ${unknown.map((u) => `"${u}"`).join(', ')}`) }
-    // the run bar's seeds and duration apply as they do to a simulation (the CLI's --seeds, --duration-ms)
-    const over = scenarios.requestOverrides(s, req)
-    if (!over.ok) return over
-    const expanded = scenarios.expand(s, file, req.variants, undefined, over.overrides)
-    if (!expanded.ok) return expanded
-    const specs = expanded.specs
-    try {
+export class RealService extends MeasuredRuns {
+  constructor(private readonly realDeps: RealServiceDeps) {
+    super(realDeps, {
+      source: 'real',
+      label: () => '(real)',
+      unavailable: async () => {
+        const avail = realAvailability()
+        if (!avail.available) return `cannot run on this machine: ${avail.reason}`
+        if (realDeps.simulating()) return 'simulations are running: a real run needs the machine to itself; wait for them to end'
+        return null
+      },
       // refusals (another kernel needed, a tool or the compiler missing) before anything starts
-      real.checkRealVariants(specs)
-      real.preflightReal(specs)
-    } catch (e) {
-      if (e instanceof RealRefusal) return { ok: false, problem: problem(file, '(machine)', e.message) }
-      throw e
-    }
-    const createdAt = new Date()
-    const id = this.deps.store.newId(createdAt)
-    const jobs: JobInfo[] = specs.map((spec, i) => ({ jobId: `${id}:${i}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed }))
-    const abort = new AbortController()
-    const t0 = performance.now()
-    const results: VariantResult[] = []
-    const errors: JobError[] = []
-    const run = async (): Promise<void> => {
-      for (let i = 0; i < specs.length; i++) {
-        const job = jobs[i]
-        if (abort.signal.aborted) {
-          errors.push({ variant: job.variant, seed: job.seed, kind: 'canceled', message: 'canceled' })
-          this.deps.emit('run-job', { runId: id, jobId: job.jobId, state: 'canceled' })
-          continue
-        }
-        const durationNs = specs[i].scenario.durationMs * 1e6
-        let startedAt = 0
-        const timer = setInterval(() => {
-          if (startedAt > 0) this.deps.emit('run-progress', { runId: id, jobs: [{ jobId: job.jobId, simNs: Math.min(durationNs, (Date.now() - startedAt) * 1e6), durationNs }] })
-        }, 250)
-        try {
-          const r = await real.runRealOne(specs[i], {
-            signal: abort.signal,
-            quiet: quietOption(),
-            timelines: true,
-            log: (line) => {
-              if (line.startsWith('running ')) startedAt = Date.now()
-            }
-          })
-          results.push(r)
-          this.deps.emit('run-job', { runId: id, jobId: job.jobId, state: 'done' })
-        } catch (e) {
-          const canceled = e instanceof RealCancelled
-          errors.push({ variant: job.variant, seed: job.seed, kind: canceled ? 'canceled' : 'error', message: (e as Error).message })
-          this.deps.emit('run-job', { runId: id, jobId: job.jobId, state: canceled ? 'canceled' : 'failed', error: errors[errors.length - 1] })
-        } finally {
-          clearInterval(timer)
-        }
-      }
-      const failed = errors.filter((x) => x.kind !== 'canceled').length
-      const status: RunStatus = abort.signal.aborted ? 'canceled' : results.length === 0 ? 'failed' : failed > 0 ? 'partial' : 'done'
-      this.active = null
-      if (results.length === 0) {
-        this.deps.emit('run-finished', { runId: id, status, run: null, errors })
-        return
-      }
-      const stored: StoredRun = {
-        format: 1,
-        id,
-        name: req.name?.trim() || `${s.name} (real)`,
-        scenarioName: s.name,
-        scenarioFile: file,
-        createdAt: createdAt.toISOString(),
-        status,
-        variants: [...new Set(results.map((r) => r.name))],
-        seeds: [...new Set(results.map((r) => r.seed))].sort((a, b) => a - b),
-        durationMs: over.overrides.durationMs ?? s.durationMs,
-        wallMs: Math.round(performance.now() - t0),
-        version: this.deps.version,
-        source: 'real',
-        scenarioText: req.text,
-        results,
-        errors
-      }
-      await this.save(stored, errors)
-    }
-    this.active = { id, abort, done: run().catch((e: Error) => {
-      this.active = null
-      this.deps.emit('run-finished', { runId: id, status: 'failed', run: null, errors: [{ variant: '*', seed: 0, kind: 'error', message: e.message }] })
-    }) }
-    return { ok: true, runId: id, jobs }
+      preflight: async (specs) => {
+        real.checkRealVariants(specs)
+        real.preflightReal(specs)
+      },
+      runOne: (spec, _req, job) =>
+        real.runRealOne(spec, {
+          signal: job.signal,
+          quiet: quietOption(),
+          timelines: true,
+          log: (line) => {
+            if (line.startsWith('running ')) job.measuring()
+          }
+        }),
+      refusal: (e) => e instanceof RealRefusal,
+      cancelled: (e) => e instanceof RealCancelled
+    })
   }
 
-  cancel(runId: string): boolean {
-    if (!this.active || this.active.id !== runId) return false
-    this.active.abort.abort()
-    return true
-  }
-
-  async shutdown(): Promise<void> {
-    const a = this.active
-    if (!a) return
-    a.abort.abort()
-    await a.done
+  async available(): Promise<AppInfo['real']> {
+    return realAvailability()
   }
 
   /** A trace (a stream of ftrace text) analyzed and saved as a run. */
@@ -183,7 +91,7 @@ export class RealService {
     const createdAt = new Date()
     const stored: StoredRun = {
       format: 1,
-      id: this.deps.store.newId(createdAt),
+      id: this.realDeps.store.newId(createdAt),
       name,
       scenarioName: name,
       scenarioFile: file,
@@ -193,25 +101,14 @@ export class RealService {
       seeds: [v.seed],
       durationMs: Math.round(v.stats.simulatedMs),
       wallMs: v.stats.wallMs,
-      version: this.deps.version,
+      version: this.realDeps.version,
       source: 'trace',
       scenarioText: '',
       results: [v],
       errors: []
     }
-    const summary = await this.deps.store.save(stored)
-    this.deps.emit('runs-changed', { reason: 'saved' })
+    const summary = await this.realDeps.store.save(stored)
+    this.realDeps.emit('runs-changed', { reason: 'saved' })
     return { ok: true, run: summary }
-  }
-
-  private async save(stored: StoredRun, errors: JobError[]): Promise<void> {
-    try {
-      const summary = await this.deps.store.save(stored)
-      this.deps.emit('run-finished', { runId: stored.id, status: stored.status, run: summary, errors })
-      this.deps.emit('runs-changed', { reason: 'saved' })
-    } catch (err) {
-      errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}` })
-      this.deps.emit('run-finished', { runId: stored.id, status: 'failed', run: null, errors })
-    }
   }
 }

@@ -33,7 +33,8 @@ const startReq = z.object({
   durationMs: z.number().int().min(1).max(86_400_000).optional(),
   published: z.boolean().optional(),
   precision: z.string().min(1).max(600).optional(),
-  maxSeeds: z.number().int().min(1).max(1000).optional()
+  maxSeeds: z.number().int().min(1).max(1000).optional(),
+  kernel: z.string().min(1).max(4096).optional()
 })
 /** A trace sent as text (the browser's import; the desktop app streams files of any size). */
 const traceText = z.string().check((ctx) => {
@@ -73,6 +74,7 @@ export const SERVICE_ARGS = {
   importRtApp: z.tuple([text, fileName]),
   startRun: z.tuple([startReq]),
   startRealRun: z.tuple([startReq]),
+  startVmRun: z.tuple([startReq]),
   cancelRun: z.tuple([id]),
   importTrace: z.tuple([traceText, fileName]),
   listRuns: z.tuple([]),

@@ -76,6 +76,8 @@ export interface StartRunRequest {
   precision?: string
   /** Seed limit of a precision run (default 100). */
   maxSeeds?: number
+  /** VM runs: the kernel (6.12, 7.2, or the path to a bzImage on the host). */
+  kernel?: string
 }
 
 export interface JobInfo {
@@ -266,6 +268,17 @@ export interface AppInfo {
   real: { available: boolean; reason?: string }
   /** Whether this host runs patch modules, and why not. */
   patches?: { allowed: boolean; reason?: string }
+  /** Whether scenarios can run on a mainline kernel in a VM (`schedlab vm`), why not, and the kernels to pick from. */
+  vm?: VmAvailability
+}
+
+export interface VmAvailability {
+  available: boolean
+  reason?: string
+  /** Debian's kernels by series (cached or fetched on first use); a bzImage path is typed in. */
+  kernels: { kernel: string; label: string; cached: boolean }[]
+  /** kvm or tcg, with why. */
+  accel?: string
 }
 
 /** What the Patches panel shows of a patch module (src/shared/patch-api.ts is its API). */
@@ -317,7 +330,7 @@ export interface JobProgress {
 
 export type MenuCommand =
   | 'new' | 'open' | 'open-recent' | 'save' | 'save-as' | 'import-rtapp' | 'import-trace'
-  | 'run' | 'run-real' | 'cancel' | 'toggle-theme' | 'shortcuts'
+  | 'run' | 'run-real' | 'run-vm' | 'cancel' | 'toggle-theme' | 'shortcuts'
 
 export interface ApiEvents {
   'run-progress': { runId: string; jobs: JobProgress[] }
@@ -331,10 +344,12 @@ export interface ApiEvents {
   /** An explanation's re-run (both passes) so far, for the request that named itself `requestId`. */
   'explain-progress': { requestId: string; simNs: number; durationNs: number }
   'menu-command': { command: MenuCommand; path?: string }
+  /** What a VM run does now (fetching a kernel, booting, running, shipping the trace), for the progress card. */
+  'run-phase': { runId: string; text: string; fraction?: number }
 }
 
 export type ApiEventName = keyof ApiEvents
-export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'explain-progress', 'menu-command']
+export const API_EVENTS: readonly ApiEventName[] = ['run-progress', 'run-job', 'run-jobs', 'run-precision', 'run-finished', 'runs-changed', 'explain-progress', 'menu-command', 'run-phase']
 
 // ---------------------------------------------------------------------------------------------
 // Methods
@@ -355,6 +370,12 @@ export interface ServiceMethods {
    * record. Refused (ok: false, one line) where the machine cannot, or while anything else runs.
    */
   startRealRun(req: StartRunRequest): Promise<StartRunResult>
+  /**
+   * Run the scenario on a mainline kernel in QEMU (`schedlab vm`; `kernel` picks it): one guest
+   * per variant x seed, the same events as a simulated run plus 'run-phase' (fetching, booting,
+   * running), results with "source": "vm" and the vm record.
+   */
+  startVmRun(req: StartRunRequest): Promise<StartRunResult>
   cancelRun(runId: string): Promise<boolean>
   /** Analyze ftrace text (as `schedlab analyze`) and save it as a run. */
   importTrace(text: string, file: string): Promise<ImportTraceResult>
@@ -418,7 +439,7 @@ export interface SchedlabApi extends ApiMethods {
 
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
-  'startRealRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
+  'startRealRun', 'startVmRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
   'updateSettings', 'exportContent', 'explain', 'cancelExplain', 'perfettoTrace',
   'listPatchModules', 'checkPatchModule', 'savePatchModule', 'deletePatchModule'
 ] as const satisfies readonly (keyof ServiceMethods)[]

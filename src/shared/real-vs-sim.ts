@@ -28,7 +28,7 @@ export function verdict(lo: number, hi: number, x: number): Verdict {
 
 /** Whether a set of results was measured (on a kernel, or read from a trace) rather than simulated. */
 export function isMeasured(results: readonly VariantResult[]): boolean {
-  return results.length > 0 && results.every((r) => r.source === 'real' || r.source === 'trace')
+  return results.length > 0 && results.every((r) => r.source === 'real' || r.source === 'trace' || r.source === 'vm')
 }
 
 function range(xs: number[]): { lo: number; hi: number; n: number } {

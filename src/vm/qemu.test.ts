@@ -102,7 +102,12 @@ describe('schedlab vm on a mainline kernel', () => {
     if (!first) return ctx.skip('the first run failed')
     if (first.vm.accel !== 'tcg') return ctx.skip('KVM: runs follow the host and are not repeatable')
     const again = await runVmScenario(ctHogs, { dataDir, seeds: 1, variants: ['base'] })
-    expect(noWall(again.variants[0])).toBe(noWall(first.variants[0]))
+    const [a, b] = [noWall(first.variants[0]), noWall(again.variants[0])]
+    if (a !== b) {
+      // keep both for a diff: which field moved tells what in the guest followed the host
+      for (const [n, x] of [['first', a], ['again', b]]) writeFileSync(join(tmpdir(), `schedlab-vm-determinism-${n}.json`), JSON.stringify(JSON.parse(x), null, 1))
+    }
+    expect(b, `the two results are in ${join(tmpdir(), 'schedlab-vm-determinism-{first,again}.json')}`).toBe(a)
   }, 600_000)
 
   it('runs hackbench, a FIFO periodic task and a nice hog: hackbench time, the policy in the trace', async (ctx) => {
@@ -146,8 +151,8 @@ describe('schedlab vm on a mainline kernel', () => {
       fake.writeUInt16LE(0x020c, 0x206) // boot protocol 2.12
       writeFileSync(join(dir, 'bzImage'), fake)
       const err = await runVmScenario(ctHogs, { dataDir, variants: ['base'], kernel: join(dir, 'bzImage'), bootBudgetSec: 20 }).then(() => null, (e: unknown) => e)
-      expect(err instanceof Error && (isVmError(err, 'VmRefusal') || isVmError(err, 'VmFailure')), String(err)).toBe(true)
-      expect((err as Error).message).toMatch(/did not boot|cannot load the kernel|QEMU exited/)
+      expect(isVmError(err, 'VmRefusal'), String(err)).toBe(true)
+      expect((err as Error).message).toMatch(/^the kernel .*bzImage did not boot: /)
       expect(qemusOf(process.pid)).toEqual([])
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -267,6 +267,7 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
   }
   const files = plans.flatMap((p) => p.processes.flatMap((x) => (x.file ? [x.file] : [])))
   const durS = s.durationMs / 1000
+  progress('boot')
   const booted = await bootGuest(setup, opts, {
     seed: run.seed,
     params,
@@ -275,7 +276,6 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
     memoryMb,
     durationMs: s.durationMs,
     onMark: (m) => {
-      if (m === 'booted') progress('boot')
       if (m === 'running') {
         progress('run')
         log(`running ${plans.filter((p) => !p.skipped).map((p) => `${p.spec.name} (${p.tool})`).join(', ')} for ${durS} guest seconds`)
@@ -437,6 +437,7 @@ export async function bootGuest(setup: VmSetup, opts: VmOptions, req: BootReques
       const args = qemuArgs({ accel, seed: req.seed, vmlinuz: setup.kernel.vmlinuz, initrd, topologyArgs: qemuTopologyArgs(setup.topology, req.memoryMb), outFile })
       log(`booting ${setup.kernel.version} (${accel}, ${ncpus} vCPUs, ${req.memoryMb} MB)`)
       let failed: Error | null = null
+      let booted = false
       try {
         guest = await runGuest(args, {
           helper: setup.helper,
@@ -445,11 +446,16 @@ export async function bootGuest(setup: VmSetup, opts: VmOptions, req: BootReques
           signal: opts.signal,
           onConsole: process.env.SCHEDLAB_VM_CONSOLE ? (l) => log(`console: ${l}`) : undefined,
           onMark: (m) => {
-            if (m === 'booted') log('booted')
+            if (m === 'booted') {
+              booted = true
+              log('booted')
+            }
             req.onMark?.(m)
           }
         })
       } catch (e) {
+        // the user's kernel that QEMU cannot load, or that never reaches our init: the user's to fix
+        if (!booted && setup.kernel.source === 'user' && isVmError(e, 'VmFailure')) throw new VmRefusal(`the kernel ${setup.kernel.image} did not boot: ${(e as Error).message}`)
         if (accel !== 'kvm' || isVmError(e, 'VmCancelled')) throw e
         failed = e as Error
         guest = { console: [], marks: [], bootMs: null, wallMs: 0 }

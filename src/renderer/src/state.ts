@@ -52,6 +52,8 @@ export interface ProgressState {
   jobs: JobView[]
   /** A precision run: each variant's seeds and current half-width. */
   precision?: PrecisionResult
+  /** A VM run: what its guest does now (fetching the kernel, booting, running, ...). */
+  phase?: string
 }
 
 /**

@@ -50,6 +50,7 @@ export function createWorkbench(api: SchedlabApi, store: Store<WorkbenchState>):
       case 'import-trace': return history.importTrace()
       case 'run': return run.run()
       case 'run-real': return run.runReal()
+      case 'run-vm': return run.runVm()
       case 'cancel': return run.cancel()
       case 'toggle-theme':
         return core.guard('Could not change the theme', async () => {

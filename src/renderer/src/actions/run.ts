@@ -12,6 +12,8 @@ export interface RunActions {
   run(): Promise<void>
   /** Run the scenario on this machine's kernel (where the host allows it). */
   runReal(): Promise<void>
+  /** Run the scenario on a mainline kernel in a VM: 6.12, 7.2 or a bzImage path (default: the scenario's profile's). */
+  runVm(kernel?: string): Promise<void>
   cancel(): Promise<void>
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void
@@ -27,7 +29,7 @@ export function createRunActions(core: ActionCore): RunActions {
     return picked.length === all.length ? undefined : picked
   }
 
-  async function startRun(how: 'sim' | 'real'): Promise<void> {
+  async function startRun(how: 'sim' | 'real' | 'vm', kernel?: string): Promise<void> {
     if (core.s.runningId || !core.s.connected) return
     const { text, name } = core.s.doc
     if (text.trim() === '') {
@@ -48,9 +50,10 @@ export function createRunActions(core: ActionCore): RunActions {
         text, file: name, variants: selectedVariants(),
         ...(o.seeds !== null ? { seeds: o.seeds } : {}),
         ...(o.published ? { published: true } : o.durationMs !== null ? { durationMs: o.durationMs } : {}),
-        ...(precision && how === 'sim' ? { precision } : {})
+        ...(precision && how === 'sim' ? { precision } : {}),
+        ...(how === 'vm' && kernel ? { kernel } : {})
       }
-      const r = how === 'real' ? await api.startRealRun(req) : await api.startRun(req)
+      const r = how === 'real' ? await api.startRealRun(req) : how === 'vm' ? await api.startVmRun(req) : await api.startRun(req)
       if (!r.ok) {
         store.set({ runningId: null })
         core.showProblem(r.problem)
@@ -96,6 +99,10 @@ export function createRunActions(core: ActionCore): RunActions {
     const p = core.s.progress
     if (p && p.runId === e.runId) store.set({ progress: { ...p, precision: e.precision } })
   })
+  api.on('run-phase', (e) => {
+    const p = core.s.progress
+    if (p && p.runId === e.runId) store.set({ progress: { ...p, phase: e.text + (e.fraction !== undefined ? ` ${Math.floor(e.fraction * 100)} %` : '') } })
+  })
   api.on('run-finished', (e) => void finished(e))
 
   async function finished(e: ApiEvents['run-finished']): Promise<void> {
@@ -131,6 +138,14 @@ export function createRunActions(core: ActionCore): RunActions {
         return
       }
       return startRun('real')
+    },
+    async runVm(kernel) {
+      const vm = core.s.appInfo?.vm
+      if (vm && !vm.available) {
+        core.setProblem('run', { title: 'VM runs are not possible here', lines: [{ text: vm.reason ?? 'unknown reason' }] })
+        return
+      }
+      return startRun('vm', kernel)
     },
     async cancel() {
       const id = core.s.runningId

@@ -19,7 +19,7 @@ export function closeReason(code: number): string {
 }
 
 /** Methods whose first argument is (or carries, as `text`) scenario text. */
-const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun', 'startRealRun'])
+const SCENARIO_METHODS = new Set(['validateScenario', 'importRtApp', 'startRun', 'startRealRun', 'startVmRun'])
 
 /**
  * Why a call must not be sent, or null. Checked here because the host cannot answer a message

@@ -62,12 +62,12 @@ function realVsSimSection(cols: CompareColumnData[]): HTMLElement | null {
   const fmt = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1))
   const metricLabel = { p50: 'p50', p90: 'p90', p99: 'p99', p99_9: 'p99.9', timeSec: 'time (s)' } as const
   return h('section', { class: 'card real-vs-sim', 'data-testid': 'real-vs-sim' },
-    h('h4', {}, 'Real beside simulated'),
+    h('h4', {}, real.every((c) => res(c).every((v) => v.source === 'vm')) ? 'VM beside simulated' : 'Real beside simulated'),
     h('p', { class: 'hint' }, 'Per percentile: the range over the real repeats, the simulated value (mean over its seeds), and whether it lies inside the real range (near: inside the range widened by half its width on each side).'),
     pairs.map(([r, s]) => {
       const rows = realVsSim(res(r), res(s))
       return h('table', { 'data-real': label(r), 'data-sim': label(s) },
-        h('caption', {}, `${label(r)} (real, ${res(r).length} repeat${res(r).length === 1 ? '' : 's'}) vs ${label(s)} (simulated, ${res(s).length} seed${res(s).length === 1 ? '' : 's'})`),
+        h('caption', {}, `${label(r)} (${res(r)[0]?.source === 'vm' ? `vm, ${res(r).length} seed` : `real, ${res(r).length} repeat`}${res(r).length === 1 ? '' : 's'}) vs ${label(s)} (simulated, ${res(s).length} seed${res(s).length === 1 ? '' : 's'})`),
         h('thead', {}, h('tr', {}, ['workload', 'metric', 'real range', 'simulated', ''].map((c) => h('th', {}, c)))),
         h('tbody', {}, rows.map((x) => h('tr', { 'data-workload': x.workload, 'data-metric': x.metric },
           h('td', {}, x.workload), h('td', {}, metricLabel[x.metric]),

@@ -89,6 +89,7 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
     h('div', { class: 'run-line' }, check, name,
       r.source === 'real' ? h('span', { class: 'badge source-real', 'data-testid': 'real-badge', title: 'Measured on this machine\'s kernel (schedlab real)' }, 'real') : null,
       r.source === 'trace' ? h('span', { class: 'badge source-trace', 'data-testid': 'trace-badge', title: 'Read from a trace file (schedlab analyze)' }, 'trace') : null,
+      r.source === 'vm' ? h('span', { class: 'badge source-vm', 'data-testid': 'vm-badge', title: 'Measured on a mainline kernel in a VM (schedlab vm)' }, 'vm') : null,
       pinned ? h('span', { class: 'badge' }, 'baseline') : null,
       r.kind === 'sweep' ? h('span', { class: 'badge sweep', title: 'A sweep: opens in the Sweep tab' }, 'sweep') : null),
     h('div', { class: 'run-scenario', title: r.scenarioFile }, r.scenarioName),

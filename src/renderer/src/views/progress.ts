@@ -13,7 +13,8 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
   const head = h('div', { class: 'progress-head' }, summary, toggle)
   const precision = h('div', { class: 'progress-precision', 'data-testid': 'precision-progress', hidden: true })
   const rows = h('div', { class: 'progress-rows' })
-  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, precision, rows)
+  const phase = h('div', { class: 'progress-phase', 'data-testid': 'run-phase', hidden: true })
+  const el = h('section', { class: 'card progress', 'data-testid': 'run-progress', hidden: true }, head, phase, precision, rows)
   let lastStatus = ''
   let endedWith: string | null = null
   function setCollapsed(c: boolean): void {
@@ -64,6 +65,8 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
       rows.append(row)
     }
     for (const j of p.jobs) paint(j)
+    phase.hidden = !p.phase || p.status !== 'running'
+    phase.textContent = p.phase ?? ''
     precision.hidden = !p.precision
     if (p.precision) {
       precision.textContent = `precision ${p.precision.target}: ` + p.precision.variants.map((v) =>

@@ -12,6 +12,7 @@ import { ChartCard } from './chart-card'
 import { chartControls, exportCard } from './chart-controls'
 import { MAX_SIDE_BY_SIDE, seedsTable, seedsTableTransposed } from './tables'
 import { taskTable } from './task-table'
+import { vmRecord } from './vm-record'
 
 /** The machine a real run measured, one row per repeat; a trace's reading. */
 function hostRecord(run: StoredRun): HTMLElement | null {
@@ -126,7 +127,7 @@ export function createResultsView(ctx: ViewContext): TabView {
       h('div', { class: 'results-title' },
         h('h2', { class: 'run-title' }, run.name),
         h('div', { class: 'run-meta' },
-          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${seedList(run.seeds)} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
+          `${run.scenarioName} · ${new Date(run.createdAt).toLocaleString()} · ${run.source === 'real' ? 'repeats' : 'seeds'} ${seedList(run.seeds)} · ${duration(run.durationMs)} ${run.source === 'real' ? 'measured on this machine' : run.source === 'vm' ? 'measured in a VM' : run.source === 'trace' ? 'traced' : 'simulated'} in ${duration(run.wallMs)} · schedlab ${run.version}`,
           run.source ? h('span', { class: `badge source-${run.source}` }, run.source) : null,
           run.status !== 'done' ? h('span', { class: `status status-${run.status}` }, run.status) : null)),
       h('div', { class: 'head-actions' },
@@ -187,7 +188,7 @@ export function createResultsView(ctx: ViewContext): TabView {
     const tasks = card('per-task-latency', { testid: 'task-chart', height: Math.max(200, Math.min(24, taskCount) * series.length * 12 + 90) })
     const cpus = card('cpu-utilization', { height: 240 })
 
-    replace(el, header, partial, problems, warn, hostRecord(run), tableBox, controls,
+    replace(el, header, partial, problems, warn, vmRecord(run) ?? hostRecord(run), tableBox, controls,
       h('div', { class: 'chart-grid' }, dist.el, hist.el, pct.el),
       h('h3', { class: 'section' }, workload ? `Per task: ${workload}` : 'Per task'), tasks.el, taskTable(series, workload),
       h('h3', { class: 'section' }, 'CPUs'), cpus.el, idleTable(series, (variant, bucket, seed) => explain({ run, variant, idle: { bucket, index: 0 }, seed })))

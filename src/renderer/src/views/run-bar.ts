@@ -4,6 +4,7 @@ import { parseOption } from '../run-options'
 import { shallowEqual } from '../store'
 import { MOD } from './toolbar'
 import { createVariantsMenu } from './variants-menu'
+import { createVmControls } from './vm-controls'
 
 const seconds = (ms: number) => (ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`)
 
@@ -51,7 +52,7 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     publishedLabel,
     h('span', { class: 'run-slot', 'data-slot': 'precision' }, precision),
     h('span', { class: 'spacer' }),
-    runBtn, realBtn, cancelBtn)
+    runBtn, realBtn, createVmControls(ctx).el, cancelBtn)
 
   store.watch((s) => s.validation, (v) => {
     if (v.state !== 'ok') return

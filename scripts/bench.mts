@@ -162,8 +162,12 @@ function childSetup(id: string, variant: number): Record<string, number | string
   const floor = Math.max(base.durationMs, 2000)
   const cap = Math.max(floor, base.publishedDurationMs ?? floor)
   const name = base.variants[variant].name
-  const [warmRun] = expandRuns(base, { variants: [name], seeds: 1, durationMs: Math.min(floor, 200) })
-  simulateDetailed(warmRun.scenario, warmRun.variantIndex, warmRun.seed)
+  // cold: this fresh process's first run (V8 compiles the hot paths while it runs), as long as
+  // the preset's own run; its cost per switch against the steady state's is the warm-up's share
+  const [coldRun] = expandRuns(base, { variants: [name], seeds: 1, durationMs: floor })
+  const cc0 = cpuNow()
+  const cold = simulateDetailed(coldRun.scenario, coldRun.variantIndex, coldRun.seed).result.stats
+  const coldCpu = cpuNow() - cc0
   let ms = floor
   for (;;) {
     const [run] = expandRuns(base, { variants: [name], seeds: 1, durationMs: ms })
@@ -177,7 +181,12 @@ function childSetup(id: string, variant: number): Record<string, number | string
       ms = next
       continue
     }
-    return setupFigures(run.variant, result, kernel, cpu, wall)
+    const f = setupFigures(run.variant, result, kernel, cpu, wall)
+    const coldUs = (coldCpu * 1e6) / Math.max(1, cold.contextSwitches)
+    f.usPerSwitchCold = r3(coldUs)
+    // the share of the cold run's CPU time that the steady state would not have spent
+    f.warmupShare = r3(Math.max(0, 1 - (f.usPerSwitch as number) / coldUs))
+    return f
   }
 }
 
@@ -198,7 +207,9 @@ function setupFigures(variant: string, result: VariantResult, kernel: { eq: { si
     cpuSec: r3(cpu),
     eventsPerSimSec: Math.round(st.events / simSec),
     contextSwitches: st.contextSwitches,
-    eventsPerSwitch: r2(st.events / Math.max(1, st.contextSwitches))
+    eventsPerSwitch: r2(st.events / Math.max(1, st.contextSwitches)),
+    // CPU time per simulated context switch, steady state (after a cold run of the same size)
+    usPerSwitch: r3((cpu * 1e6) / Math.max(1, st.contextSwitches))
   }
 }
 
@@ -275,6 +286,9 @@ async function main(): Promise<void> {
       heapRatio: Math.min(...variants.map((v) => v.heapRatio as number)),
       eventsPerSimSec: Math.round(sum(variants, 'events') / sum(variants, 'simulatedSec')),
       eventsPerSwitch: r2(sum(variants, 'events') / Math.max(1, sum(variants, 'contextSwitches'))),
+      usPerSwitch: r3((sum(variants, 'cpuSec') * 1e6) / Math.max(1, sum(variants, 'contextSwitches'))),
+      usPerSwitchCold: Math.max(...variants.map((v) => v.usPerSwitchCold as number)),
+      warmupShare: Math.max(...variants.map((v) => v.warmupShare as number)),
       variants
     }
     if (board) {
@@ -319,12 +333,12 @@ function estimateAnswer(s: Scenario, variants: Record<string, number | string>[]
 
 /** The setups as README shows them (one line each; `~` marks an estimated time to answer). */
 function markdownTable(rows: SetupRow[], workers: number): string {
-  const head = `| setup | variants | events / sim-s | events / switch | sim-s per CPU-s (slowest variant, 1 core) | peak RSS | time to answer (${workers} workers) | board |`
+  const head = `| setup | variants | µs / switch (steady; cold) | warm-up share | events / switch | sim-s per CPU-s (slowest variant, 1 core) | peak RSS | time to answer (${workers} workers) | board |`
   const lines = rows.map((r) => {
     const answer = r.timeToAnswerSec !== undefined ? `${r.timeToAnswerSec} s` : r.timeToAnswerEstimateSec !== undefined ? `~${r.timeToAnswerEstimateSec} s` : '-'
-    return `| ${r.name} | ${r.variants.length} | ${r.eventsPerSimSec} | ${r.eventsPerSwitch} | ${r.simToCpu} | ${r.peakRssMb} MB | ${answer} | ${r.boardSec ?? '-'} s |`
+    return `| ${r.name} | ${r.variants.length} | ${r.usPerSwitch}; ${r.usPerSwitchCold} | ${Math.round((r.warmupShare as number) * 100)} % | ${r.eventsPerSwitch} | ${r.simToCpu} | ${r.peakRssMb} MB | ${answer} | ${r.boardSec ?? '-'} s |`
   })
-  return [head, '|---|---|---|---|---|---|---|---|', ...lines].join('\n')
+  return [head, '|---|---|---|---|---|---|---|---|---|', ...lines].join('\n')
 }
 
 function sum(rows: Record<string, number | string>[], key: string): number {

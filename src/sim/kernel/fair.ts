@@ -45,6 +45,20 @@ const INF = Infinity
 // avg_vruntime, eligibility, lag
 // ---------------------------------------------------------------------------------------------
 
+// V, the zero-lag point. An entity i of weight w_i and vruntime v_i is owed the service
+//   lag_i = w_i (V - v_i)
+// and EEVDF keeps the lags of a queue summing to zero (the queue as a whole got what the ideal
+// fluid scheduler would have given it):
+//   Σ w_i (V - v_i) = 0   =>   V W = Σ w_i v_i   =>   V = Σ w_i v_i / W,   W = Σ w_i
+// The v_i only grow, so Σ w_i v_i is large (the kernel's 64 bits would overflow); against any
+// reference v0 (zero_vruntime) the same average is
+//   V = Σ w_i (v0 + (v_i - v0)) / W = v0 + Σ w_i (v_i - v0) / W = v0 + S / W
+// with S = Σ w_i (v_i - v0) (sumWVruntime) and W (sumWeight) kept as entities enter and leave
+// the tree (avgVruntimeAdd/Sub below); curr, out of the tree while it runs, is added on the fly
+// (sumsWithCurr). Moving the reference by d changes every term by -w_i d:
+//   S' = Σ w_i (v_i - (v0 + d)) = S - W d
+// which is how avgVruntime() rebases v0 on V each time it runs, keeping S small.
+
 /** __enqueue_entity's share of avg_vruntime_add: tree entities only, curr excluded. */
 function avgVruntimeAdd(k: Kernel, cpu: number, se: number): void {
   const w = k.weight[se]
@@ -75,8 +89,10 @@ function sumsWithCurr(k: Kernel, cpu: number): void {
 }
 
 /**
- * avg_vruntime(): V, the weighted average vruntime of the queue including curr, rounded
- * toward -infinity. Pulls zero_vruntime to V (S -= W * delta) so sums stay small.
+ * avg_vruntime(): V = v0 + S / W (derived above), the weighted average vruntime of the queue
+ * including curr. The division rounds toward -infinity (for S < 0 too, where a plain integer
+ * division would round up), so V never lies above the exact average. Pulls zero_vruntime to V
+ * (S -= W * delta) so sums stay small.
  */
 export function avgVruntime(k: Kernel, cpu: number): number {
   sumsWithCurr(k, cpu)
@@ -92,7 +108,11 @@ export function avgVruntime(k: Kernel, cpu: number): number {
   return V
 }
 
-/** vruntime_eligible(): v <= V without the division's rounding. */
+/**
+ * vruntime_eligible(): v <= V without the division's rounding. With W > 0,
+ *   v <= v0 + S / W   <=>   (v - v0) W <= S
+ * so an entity is eligible (lag >= 0) exactly when its weighted distance from v0 is at most S.
+ */
 export function vruntimeEligible(k: Kernel, cpu: number, v: number): boolean {
   sumsWithCurr(k, cpu)
   return accS >= (v - k.zeroVruntime[cpu]) * accW
@@ -126,6 +146,22 @@ export function cfsRqMaxSlice(k: Kernel, cpu: number): number {
  * The lag clamp of entity_lag(), in virtual time: max(2 * slice, TICK_NSEC) until 6.19, the
  * queue's max slice + TICK_NSEC from "sched/fair: Fix lag clamp" (tip 2026, 7.0; also in 6.18.y
  * stable).
+ *
+ * Why a clamp, and why this size. In EEVDF proper (Stoica et al.) a client's lag stays within
+ * the largest request of the queue, give or take one quantum: -r_max < lag < max(r_max, q).
+ * V here, as in the kernel, is the weighted average of whoever is queued, not the fluid
+ * scheduler's virtual time: it moves when entities join, leave or change weight, so V - v can
+ * drift past what EEVDF allows, and an entity that slept with a large lag would claim (or pay
+ * back) all of it at once. The stored lag is therefore bounded by
+ * `limit` ns of the entity's own run time. vlag = V - v is the lag per unit of weight: the run
+ * time it stands for is vlag * w / NICE_0_LOAD ns (vruntime advances by ns * NICE_0_LOAD / w), so
+ *   |vlag * w / NICE_0_LOAD| <= limit   <=>   |vlag| <= limit * NICE_0_LOAD / w
+ * which is calc_delta_fair(limit, se).
+ * The older limit is the entity's own request (twice it, and at least a tick, the granularity at
+ * which curr's overrun is noticed); the newer one is the queue's largest request plus a tick,
+ * EEVDF's own bound: a short-slice entity waiting behind a long slice is owed up to that slice,
+ * more than twice its own (why the model's invariant check holds queued lags to the clamp only
+ * from the fix on: invariants.ts).
  */
 export function lagLimit(k: Kernel, cpu: number, se: number): number {
   const limit = k.cfg.prof >= P_TIP26
@@ -225,7 +261,14 @@ export function placeEntity(k: Kernel, cpu: number, se: number, flags: number): 
     let load = k.sumWeight[cpu]
     if (curr !== NIL && k.onRq[curr] !== 0) load += k.weight[curr]
     if (load === 0) load = 1
-    // inflate the lag so that, once se's own weight joins V, its realised lag equals vlag
+    // Inflate the lag so that, once se's own weight joins V, its realised lag equals vlag.
+    // Placing se (weight w) at v = V - l in a queue of weight W (load) moves the average:
+    //   V' = (W V + w (V - l)) / (W + w) = V - w l / (W + w)
+    // so right after, se's lag is
+    //   V' - v = l - w l / (W + w) = l W / (W + w)
+    // smaller than l: se's own weight drags V towards it. Placing at l = vlag (W + w) / W gives
+    //   V' - v = vlag (W + w) / W * W / (W + w) = vlag
+    // The division truncates toward zero, as the kernel's does.
     lag = truncDiv(lag * (load + k.weight[se]), load)
   }
   k.vruntime[se] = V - lag

@@ -6,6 +6,14 @@
  * the 32-entry y^n table, shifts for whole half-lives); values live in typed arrays
  * (struct of arrays) sized at creation, so per-event updates allocate nothing.
  *
+ * The series. With u_j the part of period j (counted back from the current one, j = 0) during
+ * which the entity was runnable (0..1024), its sum is
+ *   S = u_0 + u_1 y + u_2 y^2 + ...,   y = 2^(-1/32) ~ 0.97857
+ * so a period's contribution halves every 32 periods (~32 ms). Always runnable, S tends to
+ *   1024 (1 + y + y^2 + ...) = 1024 / (1 - y) ~ 47788
+ * and, with the truncations of the integer arithmetic below, to LOAD_AVG_MAX = 47742: the fixed
+ * point of S <- decay_load(S, 1) + 1024.
+ *
  * Facts checked in kernel source: the y^n table and LOAD_AVG_MAX (sched-pelt.h); the 6.8+
  * util_est_update() rules (single ewma field, UTIL_AVG_UNCHANGED flag, fast up, 1% margin,
  * skip when util > capacity or runnable > util + margin).
@@ -46,7 +54,12 @@ function mulShr32(val: number, mul: number): number {
 /** 2^h for the whole half-lives decayLoad() can shift by (0..63): a lookup, not Math.pow. */
 const HALF_LIVES: Float64Array = Float64Array.from({ length: 64 }, (_, h) => 2 ** h)
 
-/** decay_load(): val * y^n, zero after 63 half-lives. */
+/**
+ * decay_load(): val * y^n, zero after 63 half-lives. With n = 32 h + r (0 <= r < 32),
+ *   y^n = (y^32)^h y^r = 2^(-h) y^r
+ * so the whole half-lives are a shift by h and the rest one multiplication by y^r, taken from
+ * the table as a 32-bit fixed-point fraction: (val * ((2^32 - 1) y^r)) >> 32.
+ */
 export function decayLoad(val: number, n: number): number {
   if (n > LOAD_AVG_PERIOD * 63) return 0
   if (n >= LOAD_AVG_PERIOD) {
@@ -57,8 +70,14 @@ export function decayLoad(val: number, n: number): number {
 }
 
 /**
- * __accumulate_pelt_segments(): contribution of a span crossing `periods` boundaries: the
- * decayed remainder d1 of the first period, the full periods in between, and d3 of the current.
+ * __accumulate_pelt_segments(): contribution of a span crossing `periods` = p boundaries: the
+ * remainder d1 of the period it started in (now p periods old), the p - 1 full periods in
+ * between, and the part d3 of the current period:
+ *   contrib = d1 y^p + 1024 (y + y^2 + ... + y^(p-1)) + d3
+ * The middle sum is the whole series minus its head and its tail:
+ *   1024 Σ_{k=1}^{p-1} y^k = 1024 Σ_{k>=0} y^k - 1024 Σ_{k>=p} y^k - 1024
+ *                          = LOAD_AVG_MAX - LOAD_AVG_MAX y^p - 1024
+ * (Σ_{k>=p} y^k = y^p Σ_{k>=0} y^k), one decay_load() instead of p multiplications.
  */
 export function accumulatePeltSegments(periods: number, d1: number, d3: number): number {
   const c1 = decayLoad(d1, periods)
@@ -178,7 +197,14 @@ export function updateLoadSum(a: SchedAvgs, i: number, now: number, load: number
   return accumulateSum(a, i, delta, load, runnable, running) > 0
 }
 
-/** ___update_load_avg(): averages from the sums; `load` is the weight for load_avg. */
+/**
+ * ___update_load_avg(): averages from the sums; `load` is the weight for load_avg. The divider
+ * is the largest value the sum can have at this point of the current period: the full series
+ * of the past periods (LOAD_AVG_MAX - 1024, the current period counted apart) plus the elapsed
+ * part of the current one (period_contrib). So util_avg = util_sum / divider is the fraction
+ * of the decayed time spent running, scaled to SCHED_CAPACITY_SCALE: 1024 for a task that
+ * always runs, whatever the phase of the period.
+ */
 export function updateLoadAvg(a: SchedAvgs, i: number, load: number): void {
   const divider = a.divider(i)
   a.loadAvg[i] = Math.floor((load * a.loadSum[i]) / divider)

@@ -95,6 +95,18 @@ describe.skipIf(missing)('the Patches tab', () => {
     const table = page.getByTestId('results-table')
     await expect.poll(() => table.textContent(), { timeout: 30_000 }).toContain('my-idea')
     expect(await table.textContent()).toContain('base')
+
+    // the library's my-idea changes; loading the run's scenario offers the version it ran with
+    await page.getByTestId('tab-patches').click()
+    await page.getByTestId('patch-list').locator('[data-testid="patch-item"][data-name="my-idea"]').click()
+    await pastePatch(page, ui, good.replace("description: 'Scale", "description: 'Changed: scale"))
+    await page.getByTestId('patch-save').click()
+    await expect.poll(() => page.getByTestId('patch-info').textContent(), { timeout: 30_000 }).toMatch(/Changed: scale/)
+    await page.locator('[data-testid="history-item"]').first().locator('[data-action="load"]').click()
+    const panel = page.getByTestId('error-panel')
+    await expect.poll(() => panel.textContent(), { timeout: 30_000 }).toMatch(/my-idea\.ts: the library holds another version/)
+    await panel.getByText(/Click to save the run's version as my-idea/).click()
+    await expect.poll(() => panel.textContent(), { timeout: 30_000 }).not.toMatch(/the library holds another version/)
   })
 
   it('shows an exception of a patch while simulating with its file, line, hook and simulated time', { timeout: 180_000 }, async () => {

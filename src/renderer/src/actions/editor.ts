@@ -109,6 +109,8 @@ export function createEditorActions(core: ActionCore): EditorActions & DocumentC
         const run = await api.getRun(id)
         const base = run.scenarioFile.replace(/^.*[\\/]/, '') || 'scenario.json'
         loadDocument({ name: base, path: null, text: run.scenarioText })
+        // the patch modules it ran with, as they were
+        await core.actions.checkRunPatches(run)
       })
     },
     async openText(name, text) {

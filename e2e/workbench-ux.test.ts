@@ -51,12 +51,13 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
       const [l, b] = await Promise.all([li.boundingBox(), li.locator('button').boundingBox()])
       expect(b!.y - l!.y).toBeLessThan(12)
     }
-    // Blank: the editor takes focus and input; emptying it again does not bring the welcome back
+    // Blank: a skeleton (topology, kernel, one workload, one variant) that validates, its name
+    // selected for typing; emptying it again does not bring the welcome back
     await page.getByTestId('blank-scenario').click()
     await expect.poll(() => welcome.isVisible()).toBe(false)
     await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[data-testid="scenario-editor"]'))).toBe(true)
     await page.keyboard.insertText('abc')
-    await ui.waitEditorText('abc')
+    await expect.poll(() => page.getByTestId('validation-status').textContent()).toMatch(/^✓ abc: 1 variant × 1 seed$/)
     await page.keyboard.press('ControlOrMeta+A')
     await page.keyboard.press('Delete')
     await ui.waitEditorText('')
@@ -69,6 +70,38 @@ describe.skipIf(missing !== null)('the workbench every day (Chromium, schedlab s
     await ui.waitEditorText(base)
     expect(await ui.waitValidated(base)).toMatch(/^✓ ux: 4 variants × 1 seed$/)
     expect(await welcome.isVisible()).toBe(false)
+  })
+
+  it('writes a scenario as in any editor: the welcome gives way to a click or a key, the problem count opens the list, New resets the run bar', async () => {
+    const welcome = page.getByTestId('welcome')
+    // the run bar's overrides belong to the scenario they were set for
+    await page.getByTestId('duration-input').fill('750')
+    await page.getByTestId('published-toggle').check()
+    await page.getByTestId('new-button').click()
+    await expect.poll(() => welcome.isVisible()).toBe(true)
+    expect(await page.getByTestId('duration-input').inputValue()).toBe('')
+    expect(await page.getByTestId('published-toggle').isChecked()).toBe(false)
+    // a click on the welcome's text opens the editor
+    await welcome.locator('h2').click()
+    await expect.poll(() => welcome.isVisible()).toBe(false)
+    await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[data-testid="scenario-editor"]'))).toBe(true)
+    // a key typed on the welcome goes into the editor
+    await page.getByTestId('new-button').click()
+    await expect.poll(() => welcome.isVisible()).toBe(true)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.keyboard.press('{')
+    await expect.poll(() => welcome.isVisible()).toBe(false)
+    await ui.waitEditorText('{}')
+    // the status bar's problem count opens the Problems list, and the list's count is its items'
+    const bad = JSON.stringify({ topology: 'smp-2', durationMs: -1, workloads: [{ type: 'cyclictest', periodUs: 0 }] }, null, 2)
+    expect(await ui.typeScenario(bad)).toMatch(/^✗ (\d+) problems in the scenario$/)
+    const n = Number(/\d+/.exec((await page.getByTestId('validation-status').textContent())!)![0])
+    await page.getByTestId('validation-status').click()
+    const panel = page.getByTestId('error-panel')
+    await expect.poll(() => panel.isVisible()).toBe(true)
+    expect(await panel.locator('.error-entry li').count()).toBe(n)
+    expect(await panel.locator('header .count').textContent()).toBe(`(${n})`)
+    await panel.getByText('Dismiss all').click()
   })
 
   it('opens the Variants menu above everything; its items pick what runs, Esc closes it', async () => {

@@ -68,6 +68,21 @@ describe('parseScenario', () => {
     expect(e.format().split('\n')[0]).toMatch(/^bad\.json:4:\d+: workloads\[0\]\.periodUS: unknown key/)
   })
 
+  it('reports the first error, not its consequences; an unknown key with no close match lists the keys allowed there', () => {
+    const text = JSON.stringify({
+      topology: 'smp-2',
+      workloads: [{ type: 'cyclictest', name: 'ct', intervalUs: 1000 }],
+      variants: [{ name: 'a' }, { name: 'b', workloads: { ct: { threads: 2 } } }]
+    })
+    const e = issuesOf(() => parseScenario(text, 'x.json'))
+    // the variant's reference to "ct" fails only because "ct" did not parse: not reported
+    expect(e.issues.map((i) => i.path)).toEqual(['workloads[0].intervalUs'])
+    expect(e.issues[0].message).toMatch(/^unknown key "intervalUs" \(cyclictest's keys: .*threads.*periodUs/)
+    // a reference to a workload that is really missing still is
+    const missing = issuesOf(() => parseScenario(JSON.stringify({ topology: 'smp-2', workloads: [{ type: 'hog' }], variants: [{ name: 'a', workloads: { ct: { threads: 2 } } }] }), 'x.json'))
+    expect(missing.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(['variants[0].workloads.ct: no workload named "ct" (workloads: hog)'])
+  })
+
   it('checks patch and feature names against the registries', () => {
     const e = issuesOf(() =>
       parseScenario(JSON.stringify({ ...base, variants: [{ name: 'a', patches: ['short-slice-v1', 'nope'], features: { PLACE_LAG: false, FOO: true } }] }), 'x.json')

@@ -232,7 +232,8 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
       const path: JsonPath = ['variants', i, 'workloads', name]
       const idx = names.indexOf(name)
       if (idx < 0) {
-        sink.error(path, `no workload named "${name}" (workloads: ${names.join(', ')})`)
+        // a workload that did not parse has no name yet: its error is the one to report, not this consequence
+        if (!p.workloads.some((w) => !w)) sink.error(path, `no workload named "${name}" (workloads: ${names.join(', ')})`)
         continue
       }
       const banned = Object.keys(over).filter((k) => k === 'type' || k === 'name' || k === 'tasks' || k === 'global' || k === 'file')

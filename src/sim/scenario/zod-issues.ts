@@ -29,9 +29,12 @@ function report(schema: z.ZodType, plain: unknown, issue: z.core.$ZodIssue, sink
   switch (issue.code) {
     case 'unrecognized_keys': {
       const known = knownKeys(schema, plain, rel)
+      // with no close match, the keys allowed there ("cyclictest's keys: periodUs, threads, ...")
+      const owner = valueAt(plain, rel) as { type?: unknown } | undefined
+      const whose = owner && typeof owner === 'object' && typeof owner.type === 'string' ? `${owner.type}'s keys` : 'keys allowed here'
       for (const k of issue.keys) {
         const hint = closest(k, known)
-        put([...rel, k], `unknown key "${k}"${hint ? ` (did you mean "${hint}"?)` : ''}`)
+        put([...rel, k], `unknown key "${k}"${hint ? ` (did you mean "${hint}"?)` : known.length ? ` (${whose}: ${known.join(', ')})` : ''}`)
       }
       return
     }

@@ -16,6 +16,14 @@ export function looksLikeRtApp(text: string): boolean {
 
 const EDIT_VALIDATE_DELAY_MS = 400
 
+/** The file name Save suggests: the document's own, or for a new one its scenario's name ("my scenario.json"), not untitled.json. */
+export function suggestedFileName(docName: string, text: string): string {
+  if (docName !== 'untitled.json') return docName
+  const v = parseJsonc(text, [], { allowTrailingComma: true }) as { name?: unknown } | undefined
+  const name = v && typeof v === 'object' && typeof v.name === 'string' ? v.name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-').trim() : ''
+  return name ? `${name}.json` : docName
+}
+
 export interface EditorActions {
   loadPreset(id: string): Promise<void>
   /** Open text as a new document (rt-app files are converted; unsaved changes confirmed first). */
@@ -23,6 +31,8 @@ export interface EditorActions {
   /** The editor's text changed by the user. */
   edited(text: string): void
   loadRunScenario(id: string): Promise<void>
+  /** List the open document's problems in the Problems panel (the status bar's count does this). */
+  showScenarioProblems(): void
 }
 
 /** The file commands of the menu and shortcuts (workbench.ts dispatches them). */
@@ -120,7 +130,14 @@ export function createEditorActions(core: ActionCore): EditorActions & DocumentC
       loadDocument({ name: 'untitled.json', path: null, text: '' })
     },
     newDocument() {
-      if (confirmDiscard()) loadDocument({ name: 'untitled.json', path: null, text: '' })
+      if (!confirmDiscard()) return
+      loadDocument({ name: 'untitled.json', path: null, text: '' })
+      // the run bar goes back to the new scenario's own values (seeds, duration, published, precision)
+      store.set({ runOptions: { seeds: null, durationMs: null, published: false, precision: null } })
+    },
+    showScenarioProblems() {
+      const v = core.s.validation
+      if (v.state === 'bad') core.showProblem(v.problem)
     },
     async open() {
       if (!confirmDiscard()) return
@@ -137,7 +154,8 @@ export function createEditorActions(core: ActionCore): EditorActions & DocumentC
     },
     async save(asNew) {
       await core.guard('Could not save', async () => {
-        const { name, path: p, text } = core.s.doc
+        const { path: p, text } = core.s.doc
+        const name = suggestedFileName(core.s.doc.name, text)
         const saved = await api.saveScenario({ name, path: p, text }, asNew)
         if (!saved) return
         store.set((s) => ({ doc: { ...s.doc, name: saved.name, path: saved.path, savedText: text } }))

@@ -76,6 +76,22 @@ export class ScenarioEditor {
     this.editor?.pushUndoStop()
   }
 
+  /** Type text at the caret, as the keyboard would. */
+  type(text: string): void {
+    this.editor?.focus()
+    this.editor?.trigger('keyboard', 'type', { text })
+  }
+
+  /** Select `length` characters from `offset` (and show them). */
+  select(offset: number, length: number): void {
+    if (!this.editor || offset < 0) return
+    const a = this.model.getPositionAt(offset)
+    const b = this.model.getPositionAt(offset + length)
+    this.editor.setSelection({ startLineNumber: a.lineNumber, startColumn: a.column, endLineNumber: b.lineNumber, endColumn: b.column })
+    this.editor.revealPositionInCenterIfOutsideViewport(a)
+    this.editor.focus()
+  }
+
   /** A transient message over the editor (Monaco's message widget at the caret). */
   hint(text: string): void {
     const c = this.editor?.getContribution('editor.contrib.messageController') as { showMessage?(m: string, p: monaco.IPosition): void } | null

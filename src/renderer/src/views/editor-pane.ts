@@ -4,6 +4,22 @@ import { ScenarioEditor } from '../editor/scenario-editor'
 import type { ViewContext } from '../state'
 import { shallowEqual } from '../store'
 
+/** What Blank scenario starts from: a topology, a kernel, one workload and one variant. */
+export const SKELETON = `{
+  "name": "my scenario",
+  "topology": "smp-4",
+  "kernel": { "profile": "tip-2026", "hz": 250 },
+  "durationMs": 1000,
+  "seeds": 1,
+  "workloads": [
+    { "type": "cyclictest", "periodUs": 1000, "threads": 1 }
+  ],
+  "variants": [
+    { "name": "baseline" }
+  ]
+}
+`
+
 /**
  * The scenario editor with its welcome panel. Monaco's markers come from the same place as
  * the status bar's verdict (store.validation), and only for the open document.
@@ -37,17 +53,34 @@ export function createEditorPane(ctx: ViewContext): { el: HTMLElement; mount(): 
     if (text.trim()) editor.replaceAll(text)
     else editor.hint(`Press ${/Mac/.test(navigator.platform) ? '⌘' : 'Ctrl'}+V to paste your scenario here`)
   }
+  const blank = (): void => {
+    dismiss()
+    editor.replaceAll(SKELETON)
+    editor.select(SKELETON.indexOf('my scenario'), 'my scenario'.length)
+  }
+  // a key typed with nothing else focused, or on the welcome itself (not in the timeline, a field...)
+  const onWelcome = (t: EventTarget | null): boolean => t === document.body || t === document.documentElement || !!(t as Element | null)?.closest?.('.welcome')
+  const control = (t: EventTarget | null): boolean => !!(t as Element | null)?.closest?.('input, textarea, select, button, a')
   // Ctrl+V on the welcome pastes into the editor: focus moves before the paste event fires.
+  // Any other key typed there (not on one of its buttons) opens the editor and goes into it.
   window.addEventListener('keydown', (e) => {
-    if (!welcome.hidden && (e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'v' && !(e.target as Element | null)?.closest?.('input, textarea, select')) dismiss()
+    if (welcome.hidden) return
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'v' && !(e.target as Element | null)?.closest?.('input, textarea, select')) dismiss()
+    else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey && onWelcome(e.target) && !control(e.target)) {
+      e.preventDefault()
+      dismiss()
+      editor.type(e.key)
+    }
   }, { capture: true })
+  // a click on the welcome's text (not on a button or link) opens the editor too
+  welcome.addEventListener('click', (e) => { if (!control(e.target)) dismiss() })
 
   store.watch((s) => s.presets, (presets) => {
     replace(welcome, h('div', { class: 'welcome-box' },
       h('h2', {}, 'New scenario'),
       h('p', {}, 'A scenario is a CPU topology, a kernel configuration, a workload mix and the variants to compare. Start from a preset, or write your own.'),
       h('div', { class: 'welcome-actions' },
-        h('button', { class: 'primary', 'data-testid': 'blank-scenario', title: 'Type a scenario from scratch (Ctrl+Space completes)', onclick: dismiss }, 'Blank scenario'),
+        h('button', { class: 'primary', 'data-testid': 'blank-scenario', title: 'Start from a skeleton: a topology, a kernel, one workload, one variant (Ctrl+Space completes)', onclick: blank }, 'Blank scenario'),
         h('button', { 'data-testid': 'paste-scenario', title: 'Paste a scenario from the clipboard (or press Ctrl+V)', onclick: () => void paste() }, 'Paste a scenario')),
       h('h3', {}, 'Presets'),
       presets.length

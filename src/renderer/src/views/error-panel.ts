@@ -12,7 +12,8 @@ export function createErrorPanel(ctx: ViewContext): { el: HTMLElement } {
   ctx.store.watch((s) => s.problems, (problems) => {
     const entries = Object.entries(problems)
     el.hidden = entries.length === 0
-    count.textContent = `(${entries.length})`
+    // the count is of the listed problems, not of their sources
+    count.textContent = `(${entries.reduce((n, [, e]) => n + Math.max(1, e.lines.length), 0)})`
     replace(list, entries.map(([key, e]) =>
       h('div', { class: 'error-entry', 'data-key': key },
         h('div', { class: 'error-title' }, e.title,

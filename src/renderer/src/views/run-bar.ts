@@ -69,7 +69,12 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     }
   }, { now: true })
   store.watch((s) => s.runOptions, (o) => {
-    if (parseOption('seeds', seeds.value) !== o.seeds && !(Number.isNaN(o.seeds) && Number.isNaN(parseOption('seeds', seeds.value)))) seeds.value = o.seeds === null ? '' : String(o.seeds)
+    // a field follows the store when the store changed it (New resets the run bar), not while typed into
+    const follow = (input: HTMLInputElement, key: 'seeds' | 'durationMs', v: number | null) => {
+      if (parseOption(key, input.value) !== v && !(Number.isNaN(v) && Number.isNaN(parseOption(key, input.value)))) input.value = v === null ? '' : String(v)
+    }
+    follow(seeds, 'seeds', o.seeds)
+    follow(duration, 'durationMs', o.durationMs)
     published.checked = o.published
     duration.disabled = o.published
     if ((precision.value.trim() || null) !== o.precision) precision.value = o.precision ?? ''

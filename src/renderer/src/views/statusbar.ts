@@ -17,7 +17,8 @@ function describe(v: Validation): { text: string; tone: '' | 'ok' | 'bad' } {
  * carries data-state and data-hash (the fingerprint of the text it describes) for tests.
  */
 export function createStatusBar(ctx: ViewContext): { el: HTMLElement } {
-  const status = h('span', { class: 'validation', 'data-testid': 'validation-status' })
+  const status = h('span', { class: 'validation', 'data-testid': 'validation-status', tabindex: '0', onclick: () => ctx.actions.showScenarioProblems() })
+  status.addEventListener('keydown', (e) => { if (e.key === 'Enter') ctx.actions.showScenarioProblems() })
   const info = h('span', { class: 'app-info' })
   const el = h('footer', { class: 'statusbar' }, status, info)
   let shown: Validation | null = null
@@ -31,6 +32,12 @@ export function createStatusBar(ctx: ViewContext): { el: HTMLElement } {
     const d = describe(v)
     status.textContent = d.text
     status.className = `validation${d.tone ? ` ${d.tone}` : ''}`
+    // the problem count opens the Problems list
+    const bad = v.state === 'bad'
+    status.classList.toggle('clickable', bad)
+    status.title = bad ? 'Show the problems' : ''
+    if (bad) status.setAttribute('role', 'button')
+    else status.removeAttribute('role')
   }, { now: true })
   ctx.store.watch((s) => s.appInfo, (a) => {
     info.textContent = a ? `schedlab ${a.version} · ${a.workers} worker${a.workers === 1 ? '' : 's'} · data in ${a.dataDir}` : ''

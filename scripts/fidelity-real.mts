@@ -34,7 +34,7 @@ import type { HostRecord, VariantResult } from '../src/shared/result'
 import { hostSpecs } from '../src/real/host-specs'
 import { realUnavailableReason, runRealOne } from '../src/real/runner'
 import { isRealError } from '../src/real/errors'
-import { direction, fmt, inside, rangeOf, type Range } from './fidelity-real/ranges'
+import { direction, fmt, inside, rangeOf, type Range, type Score } from './fidelity-real/ranges'
 import { CASES, EFFECTS, EFFECT_WHY, metricsOf, OUTSIDE_WHY, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -246,15 +246,6 @@ function simDirection(a: SimCase, b: SimCase, m: Metric): '+' | '-' | '=' {
   if (mb > ma * 1.1 && mb - ma > floor && Math.min(...xb) > Math.max(...xa)) return '+'
   if (mb < ma / 1.1 && ma - mb > floor && Math.max(...xb) < Math.min(...xa)) return '-'
   return '='
-}
-
-interface Score {
-  cells: number
-  inCells: number
-  dirs: number
-  agree: number
-  clear: number
-  clearAgree: number
 }
 
 /** The verdict of one cell: null when either side is missing. */

@@ -25,7 +25,7 @@ import type { VariantResult, VmRecord } from '../src/shared/result'
 import { defaultDataDir } from '../src/services/data-dir'
 import { prepareVm, runVmOne, vmUnavailableReason } from '../src/vm/runner'
 import { BENCHES, CASES, KERNELS, SEEDS, WARMUP_US, type Bench, type Metric } from './fidelity-vm/cases'
-import { direction, fmt, inside, rangeOf, type Range } from './fidelity-real/ranges'
+import { direction, fmt, inside, rangeOf, type Score } from './fidelity-real/ranges'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const CACHE = join(ROOT, 'fidelity-vm-cache')
@@ -63,7 +63,7 @@ function scenarioOf(b: Bench): Scenario {
 }
 
 /** The bench as simulated: its topology with the calibration's costs and timer delivery. */
-function simScenarioOf(b: Bench): Scenario {
+function simScenarioOf(b: Bench, calibrated: { costs?: Record<string, number>; noise?: Record<string, number> } | null): Scenario {
   if (!calibrated) return scenarioOf(b)
   const topology = { ...scenarioOf(b).topology, costs: calibrated.costs, ...(calibrated.noise ? { noise: calibrated.noise } : {}) }
   return parseScenario(JSON.stringify({ ...JSON.parse(scenarioText(b)), topology }), `${b.id}.json`)
@@ -163,10 +163,10 @@ interface SimVariant {
   mean: Metrics
 }
 
-function simPhase(): Map<string, SimVariant> {
+function simPhase(calibration: typeof calibrated): Map<string, SimVariant> {
   const out = new Map<string, SimVariant>()
   for (const b of benches) {
-    const s = simScenarioOf(b)
+    const s = simScenarioOf(b, calibration)
     b.variants.forEach((v) => {
       const perSeed: Metrics[] = []
       // expandRuns gives the variant's own workloads (its slices, nice, policy)
@@ -191,15 +191,12 @@ function fmtM(m: Metric, x: number): string {
 
 /** Per-seed values of the model: + or - when the two variants' seeds do not overlap. */
 function simDirection(a: SimVariant, b: SimVariant, m: Metric): '+' | '-' | '=' {
-  const xa = a.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
-  const xb = b.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined)
-  if (xa.length === 0 || xb.length === 0) return '='
-  const ra: Range = { lo: Math.min(...xa), hi: Math.max(...xa), n: xa.length }
-  const rb: Range = { lo: Math.min(...xb), hi: Math.max(...xb), n: xb.length }
-  return direction(ra, rb)
+  const ra = rangeOf(a.perSeed, m)
+  const rb = rangeOf(b.perSeed, m)
+  return ra && rb ? direction(ra, rb) : '='
 }
 
-function report(sims: Map<string, SimVariant>): void {
+function report(sims: Map<string, SimVariant>, bare: Map<string, SimVariant> | null): void {
   const runs = (b: Bench, v: string): CachedRun[] => Array.from({ length: NSEEDS }, (_, k) => cachedRun(b, v, k + 1)).filter((r): r is CachedRun => r !== null)
   const all = benches.flatMap((b) => b.variants.flatMap((v) => runs(b, v.name)))
   let commit = ''
@@ -227,26 +224,45 @@ function report(sims: Map<string, SimVariant>): void {
   L.push('- "inside": the simulated value lies in the VM range (min..max over the seeds) widened by half its width on each side (the rule of docs/fidelity-real.md).')
   L.push('- Effect directions: VM + or - when the two variants\' ranges over seeds do not overlap, = when they do; model the same with its per-seed values.', '')
 
-  let cells = 0
-  let inCells = 0
+  /** Every cell (bench, variant, metric) with its VM range and simulated mean. */
+  const cellsOf = (sv: Map<string, SimVariant>) =>
+    benches.flatMap((b) => b.variants.flatMap((v) => b.metrics.map((m) => ({ b, v, m, r: rangeOf(runs(b, v.name).map((x) => x.metrics), m), sim: sv.get(`${b.id}/${v.name}`) }))))
+  /** Every effect (case, metric) both sides have, with its VM and model directions. */
+  const effectsOf = (sv: Map<string, SimVariant>) =>
+    CASES.flatMap((c) => {
+      const b = benches.find((x) => x.id === c.bench)
+      if (!b) return []
+      return b.metrics.flatMap((m) => {
+        const ra = rangeOf(runs(b, c.a).map((x) => x.metrics), m)
+        const rb = rangeOf(runs(b, c.b).map((x) => x.metrics), m)
+        const sa = sv.get(`${b.id}/${c.a}`)
+        const sb = sv.get(`${b.id}/${c.b}`)
+        if (!ra || !rb || sa?.mean[m] === undefined || sb?.mean[m] === undefined) return []
+        return [{ c, b, m, ra, rb, sa, sb, vd: direction(ra, rb), sd: simDirection(sa, sb, m) }]
+      })
+    })
+  const score = (sv: Map<string, SimVariant>): Score => {
+    const cells = cellsOf(sv).filter((x) => x.r && x.sim?.mean[x.m] !== undefined)
+    const effects = effectsOf(sv)
+    const clear = effects.filter((e) => e.vd !== '=')
+    return {
+      cells: cells.length,
+      inCells: cells.filter((x) => inside(x.r!, x.sim!.mean[x.m]!)).length,
+      dirs: effects.length,
+      agree: effects.filter((e) => e.vd === e.sd).length,
+      clear: clear.length,
+      clearAgree: clear.filter((e) => e.vd === e.sd).length
+    }
+  }
   for (const b of benches) {
     L.push(`## ${b.id}: ${b.title}`, '')
     L.push(`${b.durationMs / 1000} guest seconds per run; topology ${typeof b.topology === 'string' ? b.topology : JSON.stringify(b.topology)}.`, '')
     L.push('| case | metric | vm range | simulated | inside |', '|---|---|---|---|---|')
-    for (const v of b.variants) {
-      const rs = runs(b, v.name)
-      const sim = sims.get(`${b.id}/${v.name}`)
-      for (const m of b.metrics) {
-        const r = rangeOf(rs.map((x) => x.metrics), m)
-        const sv = sim?.mean[m]
-        const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
-        const ok = r && sv !== undefined ? inside(r, sv) : null
-        if (ok !== null) {
-          cells++
-          if (ok) inCells++
-        }
-        L.push(`| ${v.name} | ${LABEL[m]} | ${r ? `${fmtM(m, r.lo)} - ${fmtM(m, r.hi)} (${r.n})` : '-'} | ${sv !== undefined ? `${fmtM(m, sv)} (${seeds.map((x) => fmtM(m, x)).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} |`)
-      }
+    for (const { v, m, r, sim } of cellsOf(sims).filter((x) => x.b === b)) {
+      const sv = sim?.mean[m]
+      const seeds = sim ? sim.perSeed.map((p) => p[m]).filter((x): x is number => x !== undefined) : []
+      const ok = r && sv !== undefined ? inside(r, sv) : null
+      L.push(`| ${v.name} | ${LABEL[m]} | ${r ? `${fmtM(m, r.lo)} - ${fmtM(m, r.hi)} (${r.n})` : '-'} | ${sv !== undefined ? `${fmtM(m, sv)} (${seeds.map((x) => fmtM(m, x)).join(', ')})` : '-'} | ${ok === null ? '-' : ok ? 'inside' : 'outside'} |`)
     }
     const cc = b.variants.flatMap((v) => runs(b, v.name)).map((r) => r.crossCheckMaxDiffUs).filter((x): x is number => x !== undefined)
     const lost = b.variants.flatMap((v) => runs(b, v.name)).reduce((a, r) => a + (r.lostEvents ?? 0), 0)
@@ -257,34 +273,18 @@ function report(sims: Map<string, SimVariant>): void {
 
   L.push('## Effect directions', '')
   L.push('| effect | metric | vm A | vm B | vm | model A -> B | model | agree |', '|---|---|---|---|---|---|---|---|')
-  let dirs = 0
-  let agree = 0
-  let clear = 0
-  let clearAgree = 0
-  for (const c of CASES) {
-    const b = benches.find((x) => x.id === c.bench)
-    if (!b) continue
-    for (const m of b.metrics) {
-      const ra = rangeOf(runs(b, c.a).map((x) => x.metrics), m)
-      const rb = rangeOf(runs(b, c.b).map((x) => x.metrics), m)
-      const sa = sims.get(`${b.id}/${c.a}`)
-      const sb = sims.get(`${b.id}/${c.b}`)
-      if (!ra || !rb || sa?.mean[m] === undefined || sb?.mean[m] === undefined) continue
-      const vd = direction(ra, rb)
-      const sd = simDirection(sa, sb, m)
-      dirs++
-      if (vd === sd) agree++
-      if (vd !== '=') {
-        clear++
-        if (vd === sd) clearAgree++
-      }
-      L.push(`| ${c.what} (${b.id}: ${c.a} -> ${c.b}) | ${LABEL[m]} | ${fmtM(m, ra.lo)} - ${fmtM(m, ra.hi)} | ${fmtM(m, rb.lo)} - ${fmtM(m, rb.hi)} | ${vd} | ${fmtM(m, sa.mean[m]!)} -> ${fmtM(m, sb.mean[m]!)} | ${sd} | ${vd === sd ? 'yes' : 'no'} |`)
-    }
+  for (const { c, b, m, ra, rb, sa, sb, vd, sd } of effectsOf(sims)) {
+    L.push(`| ${c.what} (${b.id}: ${c.a} -> ${c.b}) | ${LABEL[m]} | ${fmtM(m, ra.lo)} - ${fmtM(m, ra.hi)} | ${fmtM(m, rb.lo)} - ${fmtM(m, rb.hi)} | ${vd} | ${fmtM(m, sa.mean[m]!)} -> ${fmtM(m, sb.mean[m]!)} | ${sd} | ${vd === sd ? 'yes' : 'no'} |`)
   }
   L.push('')
   L.push('## Summary', '')
+  const { inCells, cells, agree, dirs, clear, clearAgree } = score(sims)
   L.push(`- ${inCells} of ${cells} cells: the simulated value is inside the VM range widened by half.`)
   L.push(`- ${agree} of ${dirs} effect directions agree (${clearAgree} of the ${clear} where the VM's effect is clear).`)
+  if (bare) {
+    const b = score(bare)
+    L.push(`- With the model's default costs (no calibration): ${b.inCells} of ${b.cells} cells inside, ${b.agree} of ${b.dirs} directions agree (${b.clearAgree} of the ${b.clear} clear ones).`)
+  }
   L.push(`- ${CASES.filter((c) => benches.some((b) => b.id === c.bench)).length} A/B cases over ${benches.length} benches, ${all.length} VM runs.`)
   L.push('')
   writeFileSync(REPORT, L.join('\n'))
@@ -292,4 +292,4 @@ function report(sims: Map<string, SimVariant>): void {
 }
 
 if (!opt['report-only']) await vmPhase()
-report(simPhase())
+report(simPhase(calibrated), calibrated ? simPhase(null) : null)

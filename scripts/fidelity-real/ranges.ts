@@ -9,6 +9,16 @@ export interface Range {
   n: number
 }
 
+/** A report's score: cells inside, effect directions that agree (overall and where the measured effect is clear). */
+export interface Score {
+  cells: number
+  inCells: number
+  dirs: number
+  agree: number
+  clear: number
+  clearAgree: number
+}
+
 export function rangeOf<M extends string>(runs: readonly Partial<Record<M, number>>[], m: M): Range | null {
   const xs = runs.map((r) => r[m]).filter((x): x is number => x !== undefined)
   if (xs.length === 0) return null

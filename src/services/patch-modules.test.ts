@@ -138,3 +138,15 @@ describe('docs/patches.md', () => {
     expect(withHookReference(doc)).toBe(doc)
   })
 })
+
+describe('hook wrappers', () => {
+  it('pass each hook point its function\'s arguments', async () => {
+    const { hookArity } = await import('../sim/patch-api/install')
+    const { KERNEL_FNS } = await import('../sim/kernel/fns')
+    for (const h of HOOK_POINTS) {
+      // the model's function takes the kernel (or fair scheduler) first, then the hook's arguments
+      const fn = KERNEL_FNS[h.name] as (...a: unknown[]) => unknown
+      expect(hookArity(h.args), h.name).toBeGreaterThanOrEqual(fn.length - 1)
+    }
+  })
+})

@@ -9,7 +9,7 @@ export interface WorkerInit {
   cancelBuffer: SharedArrayBuffer
   /**
    * The job's monitor, read by the pool's watchdog: [0] the patch hook running (0: none; see
-   * src/sim/patch-api/install.ts), [1] hook calls, [2] progress calls of the job.
+   * src/sim/patch-api/install.ts), [2] progress calls of the job ([1] unused).
    */
   monitorBuffer: SharedArrayBuffer
   progressIntervalMs: number

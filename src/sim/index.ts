@@ -54,7 +54,7 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const k = new Kernel(topo, cfg, seed, 64)
   const fs = FairSched.install(k)
   const loaded = (variant.userPatches ?? []).map((src) => evaluatePatch(src, seed))
-  installPatches(k, fs, loaded, {
+  const patched = installPatches(k, fs, loaded, {
     features: variant.features, patchParams: variant.patchParams,
     workloadNames: scenario.workloads.map((w) => w.name), monitor: hooks.patchMonitor
   })
@@ -86,15 +86,24 @@ export function simulateDetailed(scenario: Scenario, variantIndex: number, seed:
   const allDone = (): boolean => workloads.length > 0 && workloads.every((w) => w.done())
   const stop = (): boolean => allDone() || (hooks.shouldStop?.() ?? false)
   const progress = hooks.onProgress ? (now: number) => hooks.onProgress!(now, warmupNs + durationNs) : null
+  // an exception under a patch hook is the patch's problem, named with its file, line and hook
+  const run = (until: number): number => {
+    if (loaded.length === 0) return k.runUntil(until, stop, progress)
+    try {
+      return k.runUntil(until, stop, progress)
+    } catch (err) {
+      throw patched.errorOf(err)
+    }
+  }
   if (warmupNs > 0) {
-    k.runUntil(warmupNs, stop, progress)
+    run(warmupNs)
     k.resetStats()
     k.placement.resetStats?.()
     for (const w of workloads) w.resetStats?.(k.now)
   }
   // every workload: tasks may be created later in the run (50 kB each)
   k.latencyBatches = new LatencyBatches(workloads.map(() => true), durationNs, warmupNs)
-  const end = k.runUntil(warmupNs + durationNs, stop, progress)
+  const end = run(warmupNs + durationNs)
   const result = collectResult(k, scenario, variantIndex, seed, workloads, host, end, performance.now() - wallStart, warmupNs)
   k.placement.report?.(result)
   if (loaded.length > 0) {

@@ -96,6 +96,13 @@ describe.skipIf(missing)('the Patches tab', () => {
     await expect.poll(() => table.textContent(), { timeout: 30_000 }).toContain('my-idea')
     expect(await table.textContent()).toContain('base')
 
+    // the Variants menu lists the library: a variant with a patch from there
+    await page.getByTestId('variants-button').click()
+    await expect.poll(() => page.getByTestId('variant-patch-select').locator('option[value="seed002-dd-neglag"]').count(), { timeout: 30_000 }).toBe(1)
+    await page.getByTestId('variant-patch-select').selectOption('seed002-dd-neglag')
+    await page.locator('[data-action="add-patch-variant"]').click()
+    await expect.poll(() => page.locator('[data-testid="scenario-editor"] .view-lines').textContent(), { timeout: 30_000 }).toContain('seed002-dd-neglag')
+
     // the library's my-idea changes; loading the run's scenario offers the version it ran with
     await page.getByTestId('tab-patches').click()
     await page.getByTestId('patch-list').locator('[data-testid="patch-item"][data-name="my-idea"]').click()

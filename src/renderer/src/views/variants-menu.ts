@@ -14,8 +14,26 @@ export function createVariantsMenu(ctx: ViewContext): { el: HTMLElement } {
     title: 'Choose which variants to run', disabled: true
   }, 'Variants')
   const list = h('ul', { class: 'variant-items', role: 'group', 'aria-label': 'Variants to run' })
+  // the patch library: a variant running one of its modules is added to the scenario
+  const patchSelect = h('select', { 'data-testid': 'variant-patch-select', 'aria-label': 'Patch module for a new variant' })
+  const addPatch = h('button', {
+    class: 'small', 'data-action': 'add-patch-variant', title: 'Add a variant running this patch module to the scenario',
+    onclick: () => {
+      if (!patchSelect.value) return
+      actions.addPatchVariant(patchSelect.value)
+      close()
+    }
+  }, 'Add variant')
+  const patchRow = h('div', { class: 'variant-patch', 'data-testid': 'variant-patch' }, h('span', {}, 'With a patch: '), patchSelect, addPatch)
+  const refreshPatches = async (): Promise<void> => {
+    const lib = await actions.listPatches()
+    const names = lib?.modules.map((m) => `${m.example ? 'example: ' : ''}${m.name}`) ?? []
+    replace(patchSelect, (lib?.modules ?? []).map((m, i) => h('option', { value: m.name }, names[i])))
+    patchRow.hidden = names.length === 0
+  }
   const menu = h('div', { class: 'popover variants-menu', 'data-testid': 'variants-menu', hidden: true, role: 'dialog', 'aria-label': 'Variants to run' },
     list,
+    patchRow,
     h('div', { class: 'popover-actions' },
       h('button', { class: 'small', 'data-action': 'all', onclick: () => { for (const n of store.state.variants) actions.setVariantChecked(n, true) } }, 'All'),
       h('button', { class: 'small', 'data-action': 'close', onclick: () => close() }, 'Done')))
@@ -31,6 +49,7 @@ export function createVariantsMenu(ctx: ViewContext): { el: HTMLElement } {
   }
   const open = (): void => {
     menu.hidden = false
+    void refreshPatches().then(place)
     place()
     button.setAttribute('aria-expanded', 'true')
     menu.querySelector<HTMLInputElement>('input')?.focus()

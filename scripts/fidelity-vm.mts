@@ -9,7 +9,7 @@
  * Finished VM runs are cached in fidelity-vm-cache/ (git-ignored; under icount a run is a pure
  * function of scenario, kernel and seed), so an interrupted suite goes on where it stopped.
  *
- *   npm run fidelity:vm                              # everything (about 20 minutes of one core)
+ *   npm run fidelity:vm                              # everything (about 17 minutes of one core)
  *   npm run fidelity:vm -- --benches ct-hogs,nice    # some benches
  *   npm run fidelity:vm -- --report-only             # no VM runs: report the cache
  *   npm run fidelity:vm -- --seeds 3 --out /tmp/f.md

@@ -1,20 +1,12 @@
 /**
- * What the workbench knows, in one object (see store.ts for how views watch it), and the
- * context every view is built with.
+ * What the workbench knows, in one object (see store.ts for how views watch it). The context
+ * every view is built with (the store, the API and the actions) is in view-context.ts.
  */
 import type {
-  AppInfo, EditorInfo, JobInfo, MenuCommand, PrecisionResult, PresetInfo, RunStatus, RunSummary, SchedlabApi,
+  AppInfo, EditorInfo, JobInfo, PrecisionResult, PresetInfo, RunStatus, RunSummary,
   ScenarioIssue, ScenarioProblem, Settings, StoredRun
 } from '../../shared/ipc'
-import type { Store } from './store'
 import type { SampleSelector } from '../../shared/explain'
-import type { CoreActions } from './actions/core'
-import type { EditorActions } from './actions/editor'
-import type { RunActions } from './actions/run'
-import type { HistoryActions } from './actions/history'
-import type { CompareActions } from './actions/compare'
-import type { TimelineActions } from './actions/timeline'
-import type { PatchActions } from './actions/patches'
 
 export interface DocState {
   name: string
@@ -167,22 +159,4 @@ export function initialState(): WorkbenchState {
     distribution: { view: 'ccdf', logY: false },
     reveal: null
   }
-}
-
-/** What views may ask for: the actions of each view (actions/), put together by workbench.ts. */
-export interface Actions extends EditorActions, RunActions, HistoryActions, CompareActions, TimelineActions, PatchActions, CoreActions {
-  command(c: MenuCommand, path?: string): Promise<void>
-}
-
-export interface ViewContext {
-  store: Store<WorkbenchState>
-  api: SchedlabApi
-  actions: Actions
-}
-
-/** A view of the right pane, one tab. */
-export interface TabView {
-  id: string
-  label: string
-  el: HTMLElement
 }

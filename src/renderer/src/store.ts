@@ -19,7 +19,7 @@
  * ends the flush having seen the final state.
  *
  * A new view: a module in views/ exporting a function that takes the `ViewContext`
- * (state.ts: store, api, actions) and returns `{ el }` (or a `TabView` for the right pane,
+ * (view-context.ts: store, api, actions) and returns `{ el }` (or a `TabView` for the right pane,
  * listed in shell.ts); it builds its DOM once, watches the slices it shows, keeps its own
  * ephemeral state (scroll, sort, open menus) to itself, and changes shared state only
  * through `ctx.actions` or `ctx.store.set`.

@@ -1,13 +1,14 @@
 /**
  * The workbench's actions: everything that talks to the host API and writes the store, one
  * group per view in actions/ (editor, run bar, history, compare and exports, timeline), put
- * together here into the one `Actions` object the views call (state.ts). Views never call the
+ * together here into the one `Actions` object the views call (view-context.ts). Views never call the
  * API to change shared state themselves. A new group of actions is a module in actions/ and
  * one line in `groups` below.
  */
 import type { MenuCommand, SchedlabApi } from '../../shared/ipc'
 import type { Store } from './store'
-import type { Actions, WorkbenchState } from './state'
+import type { WorkbenchState } from './state'
+import type { Actions } from './view-context'
 import { resolveTheme } from './theme'
 import { createCore } from './actions/core'
 import { createEditorActions } from './actions/editor'

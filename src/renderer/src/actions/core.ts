@@ -2,21 +2,25 @@
  * What every group of actions is built on: the host API, the store, and the few actions that
  * all of them use (problems, guarded calls, tabs). Each file of actions/ holds the actions of
  * one view (editor, run bar, history, compare and exports, timeline); workbench.ts puts them
- * together into the one `Actions` object the views call (state.ts).
+ * together into the one `Actions` object the views call (view-context.ts).
  */
 import type { ScenarioIssue, ScenarioProblem, SchedlabApi } from '../../../shared/ipc'
 import { textHash } from '../../../shared/text-hash'
 import { errorMessage } from '../dom'
 import type { Store } from '../store'
-import type { Actions, ProblemEntry, WorkbenchState } from '../state'
+import type { ProblemEntry, WorkbenchState } from '../state'
 
-export interface ActionCore {
+/**
+ * `Calls` is what a group calls of the others' actions, named by the group itself (the core
+ * knows none of them: workbench.ts binds them all once they are put together).
+ */
+export interface ActionCore<Calls = unknown> {
   readonly api: SchedlabApi
   readonly store: Store<WorkbenchState>
   /** The current state. */
   readonly s: Readonly<WorkbenchState>
-  /** All the actions, for one group to call another's (bound once they are put together). */
-  readonly actions: Actions
+  /** The other groups' actions this group calls (bound once they are put together). */
+  readonly actions: Calls
   setProblem(key: string, entry: ProblemEntry | null): void
   /**
    * List a scenario problem in the panel. `inDocument` says whether its issues are about the
@@ -30,9 +34,9 @@ export interface ActionCore {
 
 export type CoreActions = Pick<ActionCore, 'setProblem' | 'revealIssue' | 'guard' | 'selectTab'>
 
-export function createCore(api: SchedlabApi, store: Store<WorkbenchState>, actions: () => Actions): ActionCore {
+export function createCore<All>(api: SchedlabApi, store: Store<WorkbenchState>, actions: () => All): ActionCore<All> {
   let revealSeq = 0
-  const core: ActionCore = {
+  const core: ActionCore<All> = {
     api,
     store,
     get s() {

@@ -7,6 +7,7 @@ import type { ScenarioDoc } from '../../../shared/ipc'
 import { textHash } from '../../../shared/text-hash'
 import { errorMessage } from '../dom'
 import type { ActionCore } from './core'
+import type { PatchActions } from './patches'
 
 /** Heuristic used on open/drop: an rt-app file has `tasks` and no scenario `workloads`. */
 export function looksLikeRtApp(text: string): boolean {
@@ -46,7 +47,7 @@ export interface DocumentCommands {
   startEmpty(): void
 }
 
-export function createEditorActions(core: ActionCore): EditorActions & DocumentCommands {
+export function createEditorActions(core: ActionCore<Pick<PatchActions, 'checkRunPatches'>>): EditorActions & DocumentCommands {
   const { api, store } = core
   let validateTimer: ReturnType<typeof setTimeout> | undefined
   let validateSeq = 0

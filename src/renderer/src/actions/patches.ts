@@ -46,7 +46,12 @@ export function withPatchVariant(text: string, name: string): string {
   return applyEdits(text, modify(text, ['variants', doc.variants.length], entry, { ...fmt, isArrayInsertion: true }))
 }
 
-export function createPatchActions(core: ActionCore): PatchActions {
+/** What the patches' actions call of the editor's (editor.ts calls this group, so it is named here). */
+interface EditorCalls {
+  edited(text: string): void
+}
+
+export function createPatchActions(core: ActionCore<Pick<PatchActions, 'listPatches'> & EditorCalls>): PatchActions {
   const { api, store } = core
   const call = async <T>(title: string, fn: () => Promise<T>): Promise<T | null> => {
     let out: T | null = null

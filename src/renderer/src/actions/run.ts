@@ -7,6 +7,7 @@ import { errorMessage } from '../dom'
 import type { JobView, RunOptions } from '../state'
 import { runOptionsProblem } from '../run-options'
 import type { ActionCore } from './core'
+import type { HistoryActions } from './history'
 
 export interface RunActions {
   run(): Promise<void>
@@ -19,7 +20,7 @@ export interface RunActions {
   setRunOptions(patch: Partial<RunOptions>): void
 }
 
-export function createRunActions(core: ActionCore): RunActions {
+export function createRunActions(core: ActionCore<Pick<HistoryActions, 'openRun'>>): RunActions {
   const { api, store } = core
 
   /** The variants to run, or undefined for all. */

@@ -1,6 +1,6 @@
 import type { ExportPrefs } from '../../../shared/ipc'
 import { h } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 import { chartTheme } from '../theme'
 import type { ChartCard } from './chart-card'
 

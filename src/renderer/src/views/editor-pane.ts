@@ -1,7 +1,7 @@
 import { textHash } from '../../../shared/text-hash'
 import { h, replace } from '../dom'
 import { ScenarioEditor } from '../editor/scenario-editor'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 import { shallowEqual } from '../store'
 
 /** What Blank scenario starts from: a topology, a kernel, one workload and one variant. */

@@ -1,5 +1,5 @@
 import { h, replace } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 
 /** The problems panel: what went wrong and where, one entry per source (scenario, run, store). */
 export function createErrorPanel(ctx: ViewContext): { el: HTMLElement } {

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../../shared/ipc'
 import { h, replace } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 import { shallowEqual } from '../store'
 
 function when(iso: string): string {

@@ -1,7 +1,7 @@
 import type { PatchCheckResult, PatchModuleEntry, PatchModuleList } from '../../../shared/ipc'
 import { patchTemplate } from '../../../shared/patch-template'
 import { h, replace } from '../dom'
-import type { TabView, ViewContext } from '../state'
+import type { TabView, ViewContext } from '../view-context'
 
 type PatchMonaco = typeof import('../editor/patch-monaco')
 

@@ -1,5 +1,6 @@
 import { h } from '../dom'
-import type { JobView, ProgressState, ViewContext } from '../state'
+import type { JobView, ProgressState } from '../state'
+import type { ViewContext } from '../view-context'
 import { shallowEqual } from '../store'
 
 /**

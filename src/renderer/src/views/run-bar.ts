@@ -1,5 +1,5 @@
 import { h } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 import { parseOption } from '../run-options'
 import { shallowEqual } from '../store'
 import { MOD } from './toolbar'

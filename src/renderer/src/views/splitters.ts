@@ -1,6 +1,6 @@
 import type { PaneLayout } from '../../../shared/ipc'
 import { h } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 
 const SPLIT_PX = 5
 const HISTORY_MIN = 140

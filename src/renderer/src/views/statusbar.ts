@@ -1,5 +1,6 @@
 import { h } from '../dom'
-import type { Validation, ViewContext } from '../state'
+import type { Validation } from '../state'
+import type { ViewContext } from '../view-context'
 
 function describe(v: Validation): { text: string; tone: '' | 'ok' | 'bad' } {
   const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`

@@ -1,6 +1,6 @@
 import type { StoredRun } from '../../../shared/ipc'
 import { h, replace } from '../dom'
-import type { TabView, ViewContext } from '../state'
+import type { TabView, ViewContext } from '../view-context'
 import { shallowEqual } from '../store'
 import { chartTheme } from '../theme'
 import type { ChartTheme } from '../charts/configs'

@@ -1,4 +1,4 @@
-import type { TabView, ViewContext } from '../state'
+import type { TabView, ViewContext } from '../view-context'
 import { h } from '../dom'
 import { TimelinePane } from '../timeline/timeline-pane'
 

@@ -1,5 +1,5 @@
 import { h, replace } from '../dom'
-import type { ViewContext } from '../state'
+import type { ViewContext } from '../view-context'
 import { shallowEqual } from '../store'
 
 /**

@@ -161,6 +161,20 @@ export async function runVmScenario(scenario: Scenario, opts: VmOptions): Promis
 
 const STOP_GRACE_MS = 5000
 
+/**
+ * Under TCG with icount, QEMU runs the vCPUs in turn on one host thread while one virtual clock
+ * counts the instructions of all of them: a vCPU stops, its clock running on, from the moment it
+ * exits to QEMU (programming a timer, an interrupt) until another vCPU's turn ends at the next
+ * timer deadline. The guest charges each pause to the task it interrupted. Measured on 6.12 with
+ * cyclictest -i 2777 against 2 hogs per vCPU: cyclictest's thread ran 1.33 ms per period on
+ * 2 vCPUs (most of it such pauses) against 23 us on 1 vCPU, and waited 6.4 ms at p90 against
+ * 18 us. Latencies of a multi-vCPU TCG guest measure these turns as much as the scheduler.
+ */
+export function tcgTurnsWarning(accel: 'kvm' | 'tcg', ncpus: number): string | null {
+  if (accel !== 'tcg' || ncpus < 2) return null
+  return `TCG runs the ${ncpus} vCPUs in turn on one host thread: a vCPU pauses, its clock running, while another runs, and the guest charges each pause to the task it interrupted; latencies below about 10 ms measure these turns as much as the scheduler (a 1-vCPU topology, or KVM, avoids them: docs/vm.md)`
+}
+
 /** The guest's base_slice_ns for a normalized base slice: the kernel scales it by 1 + log2(min(CPUs, 8)). */
 export function scaledBaseSliceNs(baseSliceUs: number, cpus: number, scaling: 'none' | 'log' | 'linear' = 'log'): number {
   const n = Math.min(cpus, 8)
@@ -287,6 +301,8 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
     progress('analyze')
     const { out, guest, text, report, accel } = booted
     for (const k of report.killed) warnings.push(`${k}: did not end within ${STOP_GRACE_MS / 1000} s of its stop signal and was killed`)
+    const turns = tcgTurnsWarning(accel, ncpus)
+    if (turns !== null) warnings.push(turns)
     const formats = readdirSafe(join(out, 'formats')).map((f) => parseEventFormat(readFileSync(join(out, 'formats', f), 'utf8')))
     const pageSize = (Number(text('subbuf_kb').trim()) || 4) * 1024
     const syms = new Map<string, string>()

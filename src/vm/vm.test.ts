@@ -13,7 +13,7 @@ import { diskError, VmFailure, VmRefusal } from './errors'
 import { ensureGuestImage, INIT_SCRIPT, runArchive } from './guest'
 import { resolveKernel, seriesForProfile, systemMirror, userImage } from './images'
 import { chooseAccel, qemuArgs } from './qemu'
-import { checkVmVariants, featureWrites, guestError, parseGuestReport, planText, preemptInEffect, scaledBaseSliceNs } from './runner'
+import { checkVmVariants, featureWrites, guestError, parseGuestReport, planText, preemptInEffect, scaledBaseSliceNs, tcgTurnsWarning } from './runner'
 import { qemuTopology, qemuTopologyArgs } from './topology'
 
 /** The VM runner's parts that need no QEMU: the image format, topology, plans, reports, refusals. */
@@ -244,5 +244,13 @@ describe('kernel images and faults', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('TCG turns', () => {
+  it('warns that a multi-vCPU TCG guest pauses its vCPUs in turn, never for one vCPU or KVM', () => {
+    expect(tcgTurnsWarning('tcg', 2)).toMatch(/2 vCPUs in turn.*1-vCPU topology, or KVM/)
+    expect(tcgTurnsWarning('tcg', 1)).toBeNull()
+    expect(tcgTurnsWarning('kvm', 4)).toBeNull()
   })
 })

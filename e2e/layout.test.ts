@@ -3,7 +3,7 @@
  * variants side by side at 1280x800 and three at 1024x700 without a horizontal scroll, n/a
  * reasons under the table instead of in the cells, Results at its top after a run, the progress
  * card gone once another run is shown, the newest run shown after a reload, History names that
- * keep their distinguishing end, and a sweep's entry with its cell count.
+ * keep their distinguishing end, a sweep's entry with its cell count, and a run bar on one line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
@@ -64,6 +64,25 @@ describe.skipIf(missing !== null)('every variant visible (Chromium, schedlab ser
     for (const t of await tables('compare-table')) expect(t).toEqual({ columns: 3, scrolls: false })
     await page.setViewportSize({ width: 1280, height: 800 })
   }, 180_000)
+
+  it('keeps the run bar on one line at 1280x800 and 1024x700', async () => {
+    expect(await ui.typeScenario(base)).toMatch(/✓/)
+    // (the longest published label of this scenario shows)
+    await expect.poll(() => page.getByTestId('published-toggle').isDisabled()).toBe(false)
+    const rows = () => page.locator('.run-bar > *').evaluateAll((els) => {
+      const shown = els.map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0)
+      return { rows: new Set(shown.map((r) => Math.round(r.top + r.height / 2) >> 3)).size, right: Math.max(...shown.map((r) => r.right)), width: window.innerWidth }
+    })
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 1024, height: 700 }]) {
+      await page.setViewportSize(viewport)
+      await expect.poll(async () => (await rows()).rows, { message: `run bar rows at ${viewport.width} px` }).toBe(1)
+      const r = await rows()
+      expect(r.right).toBeLessThanOrEqual(r.width)
+    }
+    // Cancel is its sign at 1024 px, named for screen readers and in its title
+    expect(await page.getByTestId('cancel-button').getAttribute('aria-label')).toBe('Cancel')
+    await page.setViewportSize({ width: 1280, height: 800 })
+  }, 60_000)
 
   it('opens Results at its top after a run; the progress card leaves once another run is shown; a reload shows the newest run', async () => {
     await page.getByTestId('tab-results').click()

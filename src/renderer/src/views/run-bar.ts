@@ -26,8 +26,8 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
     })
     return input
   }
-  const seeds = number('seeds', 'seeds-input', 'Seeds (empty: the scenario\'s)', '5.5em')
-  const duration = number('durationMs', 'duration-input', 'Duration in ms (empty: the scenario\'s)', '7.5em')
+  const seeds = number('seeds', 'seeds-input', 'Seeds (empty: the scenario\'s)', '3.6em')
+  const duration = number('durationMs', 'duration-input', 'Duration in ms (empty: the scenario\'s)', '5.6em')
   const published = h('input', {
     type: 'checkbox', 'data-testid': 'published-toggle',
     onchange: () => actions.setRunOptions({ published: published.checked })
@@ -35,12 +35,12 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
   const publishedLabel = h('label', { class: 'run-field', title: 'Run for the duration of the published test this scenario reproduces (the CLI\'s --published)' }, published, h('span', {}, 'Published'))
   const runBtn = h('button', { class: 'primary', 'data-testid': 'run-button', title: `Run the scenario (${MOD}+Enter)`, onclick: () => void actions.run() }, '▶ Run')
   const realBtn = h('button', { 'data-testid': 'run-real-button', title: 'Run the scenario on this machine\'s kernel (schedlab real)', disabled: true, onclick: () => void actions.runReal() }, '▶ Real')
-  const cancelBtn = h('button', { 'data-testid': 'cancel-button', title: 'Cancel the running simulations (Esc); what they computed is kept, marked partial', disabled: true, onclick: () => void actions.cancel() }, '■ Cancel')
+  const cancelBtn = h('button', { 'data-testid': 'cancel-button', 'aria-label': 'Cancel', title: 'Cancel the running simulations (Esc); what they computed is kept, marked partial', disabled: true, onclick: () => void actions.cancel() }, '■', h('span', { class: 'wide-only' }, ' Cancel'))
   const variants = createVariantsMenu(ctx)
   // Issue 12's precision field: stop adding seeds when this interval is tight enough.
   const precision = h('input', {
-    type: 'text', 'data-testid': 'precision-input', class: 'precision', size: 14, spellcheck: 'false',
-    placeholder: 'precision ct.p99:5', 'aria-label': 'Precision',
+    type: 'text', 'data-testid': 'precision-input', class: 'precision', spellcheck: 'false',
+    placeholder: 'precision', 'aria-label': 'Precision',
     title: 'WORKLOAD.METRIC:PCT, e.g. cyclictest.p99:5: run seeds until every variant\'s 95 % interval of that figure is within PCT % of it (empty: the scenario\'s seeds)',
     oninput: () => actions.setRunOptions({ precision: precision.value.trim() || null })
   })
@@ -48,7 +48,7 @@ export function createRunBar(ctx: ViewContext): { el: HTMLElement } {
   const el = h('div', { class: 'run-bar', role: 'toolbar', 'aria-label': 'Run' },
     variants.el,
     h('label', { class: 'run-field' }, 'Seeds', seeds),
-    h('label', { class: 'run-field' }, 'Duration', duration, h('span', { class: 'unit' }, 'ms')),
+    h('label', { class: 'run-field' }, 'Duration', duration, h('span', { class: 'unit wide-only' }, 'ms')),
     publishedLabel,
     h('span', { class: 'run-slot', 'data-slot': 'precision' }, precision),
     h('span', { class: 'spacer' }),

@@ -27,7 +27,7 @@ export function createVmControls(ctx: ViewContext): { el: HTMLElement } {
       ? `Run the scenario on a mainline kernel in QEMU (schedlab vm): each variant x seed boots its own guest${vm.accel ? `; ${vm.accel}` : ''}`
       : `VM runs are not possible here: ${vm?.reason ?? 'unknown'}`
     const keep = select.value
-    const options = [h('option', { value: '' }, 'kernel: from the profile'), ...(vm?.kernels ?? []).map((k) => h('option', { value: k.kernel }, k.label)), h('option', { value: OWN }, 'your bzImage…')]
+    const options = [h('option', { value: '' }, 'profile\'s kernel'), ...(vm?.kernels ?? []).map((k) => h('option', { value: k.kernel }, k.label)), h('option', { value: OWN }, 'your bzImage…')]
     select.replaceChildren(...options)
     if ([...select.options].some((o) => o.value === keep)) select.value = keep
     path.hidden = select.value !== OWN

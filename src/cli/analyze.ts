@@ -6,7 +6,7 @@ import { renderRunText } from './format'
 import type { CliIo } from './io'
 
 /** `schedlab analyze TRACE`: the result object of a trace, one variant named after the file. */
-export async function analyzeCommand(a: { file: string; workloads: string[]; json: boolean; out?: string }, io: CliIo): Promise<number> {
+export async function analyzeCommand(a: { file: string; workloads: string[]; json: boolean; out?: string; maxTraceMb?: number }, io: CliIo): Promise<number> {
   const workloads: WorkloadPattern[] = a.workloads.map((w) => {
     const p = parseWorkloadPattern(w)
     if (typeof p === 'string') throw new UsageError(`--workload: ${p}`)
@@ -16,7 +16,7 @@ export async function analyzeCommand(a: { file: string; workloads: string[]; jso
   const name = a.file === '-' ? 'stdin' : basename(a.file)
   let v: TraceVariantResult
   try {
-    v = await analyzeStream(io.readStream(a.file), { name, workloads })
+    v = await analyzeStream(io.readStream(a.file, a.maxTraceMb), { name, workloads })
   } catch (e) {
     throw new InputError(`${a.file}: cannot read: ${(e as Error).message}`)
   }

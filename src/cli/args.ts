@@ -123,7 +123,7 @@ export type Command =
   | { cmd: 'patches' | 'topologies' | 'presets'; json: boolean; host?: boolean }
   | { cmd: 'patch'; action: 'new' | 'check'; target: string; json: boolean }
   | { cmd: 'serve'; args: string[] }
-  | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string }
+  | { cmd: 'analyze'; file: string; workloads: string[]; json: boolean; out?: string; maxTraceMb?: number }
   | ({ cmd: 'real' } & RealArgs)
   | ({ cmd: 'vm' } & VmArgs)
   | ({ cmd: 'explain' } & ExplainArgs)
@@ -220,10 +220,12 @@ export const USAGE = `usage: schedlab COMMAND [options]
       --params fits only those parameters (the others keep the topology's values). Writes the
       calibrated topology file (--out) and prints each figure measured and simulated with its
       residual; --check only prints the residuals.
-  analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR]
+  analyze TRACE [--workload NAME=REGEX]... [--json] [--out DIR] [--max-trace-mb N]
       Latency, CPU time, migrations and switches from ftrace text (tracefs \`trace\`,
       \`trace-cmd report\`, \`perf script\`, or run --trace output; .gz or - for stdin).
-      Tasks group into workloads by comm unless --workload says otherwise.
+      Tasks group into workloads by comm unless --workload says otherwise. At most
+      --max-trace-mb of text is read (default 1024, after gunzip), lines of 64 KB, 8192 CPUs
+      and 200,000 tasks (a line beyond these limits is a malformed line).
 
 SCENARIO is a file, or the id of a preset (\`schedlab presets\`).
 Exit codes: 0 success, 2 invalid input, 1 internal error.`
@@ -550,8 +552,8 @@ export function parseArgs(argv: readonly string[]): Command {
       }
     }
     case 'analyze': {
-      const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' } }, 1, 'analyze')
-      return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out }
+      const r = parse([...rest], { workload: { type: 'string', multiple: true }, json: { type: 'boolean' }, out: { type: 'string' }, 'max-trace-mb': { type: 'string' } }, 1, 'analyze')
+      return { cmd: 'analyze', file: r.positionals[0], workloads: r.values.workload ?? [], json: r.values.json === true, out: r.values.out, maxTraceMb: intOpt('max-trace-mb', r.values['max-trace-mb'], 1, 1024 * 1024) }
     }
     default:
       throw new UsageError(`unknown command "${cmd}"`)

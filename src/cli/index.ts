@@ -12,6 +12,8 @@ import { mergeCommand, sweepCommand } from './sweep'
 import type { SimulateFn } from './simulator'
 import { patchCheckCommand, patchNewCommand } from './patch'
 import { PatchError } from '../sim/patch-api/evaluate'
+import { FileLimitError } from '../services/bounded-read'
+import { DirError } from '../services/data-dir'
 
 /**
  * The headless `schedlab` command. `runCli` is the whole program minus process handling, so it
@@ -68,7 +70,7 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
       io.err(`schedlab: ${e.message}\n`)
       return 2
     }
-    if (e instanceof InputError) {
+    if (e instanceof InputError || e instanceof FileLimitError || e instanceof DirError) {
       io.err(`schedlab: ${e.message}\n`)
       return 2
     }

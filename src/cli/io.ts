@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream'
-import { openTraceFile } from '../trace/reader'
 import { openLineWriter, type LineWriter } from '../trace/line-writer'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs'
+import { openTraceStream, readTextFileBounded } from '../services/bounded-read'
+import { makeDirs } from '../services/data-dir'
+import { InputError } from './errors'
 
 /** What the CLI touches outside itself, so commands can be tested in-process. */
 export interface CliIo {
@@ -10,15 +12,16 @@ export interface CliIo {
   /** True when stderr is a terminal (progress redraws in place). */
   errIsTty: boolean
   exists(path: string): boolean
-  readFile(path: string): string
+  /** A regular file's text, at most `maxBytes` (default: the scenario limit, 16 MB). */
+  readFile(path: string, maxBytes?: number): string
   writeFile(path: string, text: string): void
   mkdirp(path: string): void
   /** A file written line by line (traces), buffered. */
   openLines(path: string): LineWriter
   /** A binary file written in chunks (Perfetto traces). */
   openBytes(path: string): ByteWriter
-  /** A file as a byte stream (traces: gunzipped when compressed; "-" is stdin). */
-  readStream(path: string): Readable
+  /** A file as a byte stream (traces: gunzipped when compressed; "-" is stdin), at most `maxMb` MB of text. */
+  readStream(path: string, maxMb?: number): Readable
   /** Wall clock in ms, for progress only (never inside the simulation). */
   now(): number
 }
@@ -36,11 +39,17 @@ export function nodeIo(): CliIo {
     err: (t) => process.stderr.write(t),
     errIsTty: !!process.stderr.isTTY,
     exists: (p) => existsSync(p),
-    readFile: (p) => readFileSync(p, 'utf8'),
-    writeFile: (p, t) => writeFileSync(p, t),
-    mkdirp: (p) => mkdirSync(p, { recursive: true }),
+    readFile: (p, max) => readTextFileBounded(p, max),
+    writeFile: (p, t) => {
+      try {
+        writeFileSync(p, t)
+      } catch (e) {
+        throw new InputError(`${p}: cannot write: ${(e as Error).message}`)
+      }
+    },
+    mkdirp: (p) => makeDirs(p),
     openLines: (p) => openLineWriter(p),
-    readStream: (p) => openTraceFile(p),
+    readStream: (p, max) => openTraceStream(p, max),
     openBytes: (p) => {
       const fd = openSync(p, 'w')
       return {
@@ -73,16 +82,16 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
     exists(p: string) {
       return p in io.files || existsSync(p)
     },
-    readFile(p: string) {
+    readFile(p: string, max?: number) {
       if (p in io.files) return io.files[p]
-      return readFileSync(p, 'utf8')
+      return readTextFileBounded(p, max)
     },
     writeFile(p: string, t: string) {
       io.files[p] = t
     },
     mkdirp() {},
-    readStream(p: string) {
-      return p in io.files ? Readable.from([io.files[p]]) : openTraceFile(p)
+    readStream(p: string, max?: number) {
+      return p in io.files ? Readable.from([io.files[p]]) : openTraceStream(p, max)
     },
     openLines(p: string) {
       const lines: string[] = []

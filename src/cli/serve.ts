@@ -6,7 +6,7 @@ import { openKeyValueStore, parseConfigJson, type KeyValueStore } from '../servi
 import { SIM_WORKER_SOURCE, tsxWorkerExecArgv } from '../services/tsx-worker'
 import { startWebHost, type WebHost } from './serve-host'
 import { ensureBuilt as ensureBuiltAt } from './build-check'
-import { defaultDataDir } from '../services/data-dir'
+import { defaultDataDir, DirError, makeDirs } from '../services/data-dir'
 import { SERVE_PATCHES_REFUSED } from '../services/patch-library'
 import { limitArgs } from './args'
 import { UsageError } from './errors'
@@ -119,6 +119,8 @@ export interface RunningServe {
 }
 
 export async function startServe(args: ServeArgs): Promise<RunningServe> {
+  // before the settings store, whose own recursive mkdir would spin for ever inside /proc
+  makeDirs(args.dataDir)
   ensureBuilt(args.verbose)
   const { kv, problems } = openConfStore(args.dataDir)
   const backend = await createBackend({
@@ -161,6 +163,10 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   try {
     running = await startServe(args)
   } catch (err) {
+    if (err instanceof DirError) {
+      process.stderr.write(`schedlab serve: --data-dir: ${err.message}\n`)
+      return 2
+    }
     const e = err as NodeJS.ErrnoException
     const msg = e.code === 'EADDRINUSE' ? `port ${args.port} is already in use` : e.message
     process.stderr.write(`schedlab serve: ${msg}\n`)

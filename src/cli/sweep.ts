@@ -15,6 +15,7 @@ import { parseScenarioText, readScenarioText } from './scenario-input'
 import { makeExecutor, runAll } from './executor'
 import { buildTables, formatCell } from '../shared/tables'
 import type { CliIo } from './io'
+import { MAX_RESULT_FILE_BYTES } from '../services/bounded-read'
 import type { SimulateFn } from './simulator'
 
 /**
@@ -152,7 +153,7 @@ export async function mergeCommand(dirs: string[], json: boolean, out: string | 
     const file = d.endsWith('.json') ? d : join(d, 'sweep.json')
     let text: string
     try {
-      text = io.readFile(file)
+      text = io.readFile(file, MAX_RESULT_FILE_BYTES)
     } catch (e) {
       throw new InputError(`merge: ${file}: cannot read: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (has this shard finished?)' : (e as Error).message}`)
     }

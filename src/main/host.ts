@@ -7,7 +7,8 @@ import { writeFileAtomic } from '../services/atomic-write'
 import { pngFileName, pngSize } from '../services/export'
 import * as scenarios from '../services/scenario-service'
 import { MAX_SCENARIO_BYTES, formatMb } from '../shared/limits'
-import { openTraceFile } from '../trace/reader'
+import { Readable } from 'node:stream'
+import { openTraceStream } from '../services/bounded-read'
 
 const SCENARIO_FILTERS: FileFilter[] = [
   { name: 'Scenario or rt-app JSON', extensions: ['json', 'jsonc'] },
@@ -97,8 +98,15 @@ export function createElectronHost(backend: Backend, getWindow: () => BrowserWin
     async importTraceFile() {
       const path = await pickOpen('Import trace', TRACE_FILTERS)
       if (!path) return null
-      // streamed from disk, whatever its size (gzipped files too)
-      return backend.real.importTrace(openTraceFile(path), path)
+      // streamed from disk (gzipped files too), a regular file up to the trace limit
+      let input: Readable
+      try {
+        input = openTraceStream(path)
+      } catch (e) {
+        // reported as any read error: the trace's problem, named with the file
+        input = new Readable({ read() { this.destroy(e as Error) } })
+      }
+      return backend.real.importTrace(input, path)
     },
 
     async saveScenario(doc, saveAs) {

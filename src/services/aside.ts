@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, promises as fs } from 'node:fs'
+import { renameSync, promises as fs } from 'node:fs'
+import { makeDirs, makeDirsAsync } from './data-dir'
 import { basename, dirname, join } from 'node:path'
 
 /** Where a corrupt file is moved: next to it, in `corrupt/`, stamped so nothing is overwritten. */
@@ -9,14 +10,14 @@ export function asideName(file: string, now = new Date()): string {
 
 export function moveAsideSync(file: string): string {
   const to = asideName(file)
-  mkdirSync(dirname(to), { recursive: true })
+  makeDirs(dirname(to))
   renameSync(file, to)
   return to
 }
 
 export async function moveAside(file: string): Promise<string> {
   const to = asideName(file)
-  await fs.mkdir(dirname(to), { recursive: true })
+  await makeDirsAsync(dirname(to))
   await fs.rename(file, to)
   return to
 }

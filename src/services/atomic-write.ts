@@ -1,6 +1,7 @@
 import { promises as fs, readdirSync, rmSync, statSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { makeDirsAsync } from './data-dir'
 
 /**
  * Write a file so that readers see either the old or the new content, never a torn one:
@@ -11,14 +12,20 @@ import { randomBytes } from 'node:crypto'
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(file)
-  await fs.mkdir(dir, { recursive: true })
+  await makeDirsAsync(dir)
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const fh = await fs.open(tmp, 'w')
   try {
-    await fh.writeFile(data)
-    await fh.sync()
-  } finally {
-    await fh.close()
+    try {
+      await fh.writeFile(data)
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+  } catch (err) {
+    // a full disk (ENOSPC) or a quota: no partial temporary file stays behind
+    await fs.rm(tmp, { force: true }).catch(() => {})
+    throw err
   }
   try {
     await fs.rename(tmp, file)

@@ -6,6 +6,7 @@ import type { RunSummary, StoreProblem, StoredRun } from '../shared/ipc'
 import type { KeyValueStore } from './kv'
 import { isAtomicTemp, isStaleTemp, writeFileAtomic } from './atomic-write'
 import { moveAside } from './aside'
+import { makeDirsAsync } from './data-dir'
 
 /**
  * Saved runs. Each run's result lives in its own file, `<dataDir>/runs/<id>.json`, written
@@ -295,7 +296,7 @@ export class RunStore {
   private async reconcile(): Promise<void> {
     const known = this.loadIndex()
     try {
-      await fs.mkdir(this.runsDir, { recursive: true })
+      await makeDirsAsync(this.runsDir)
       await this.recoverTemps(await fs.readdir(this.runsDir))
     } catch (err) {
       this.report({ file: this.runsDir, message: `the runs folder ${this.runsDir} cannot be read (${(err as Error).message}); no saved runs are listed` })

@@ -46,7 +46,61 @@ export interface AnalyzeOptions {
   timerWakeWindowNs?: number
   /** Keep the per-CPU timeline around each workload's maximum (`timelines` in the result; the workbench shows it). */
   timelines?: boolean
+  /** Most tasks (distinct pids) the analysis follows; an event naming one more is a malformed line. Default MAX_TRACE_TASKS. */
+  maxTasks?: number
 }
+
+/**
+ * Largest CPU id a trace may name (the kernel's largest NR_CPUS is 8192): a line naming a higher
+ * one, or a `#P:` header above the count, is a malformed line. The analyzer keeps a little state
+ * per CPU up to the largest id seen, so an id of 99999999 must not reach it.
+ */
+export const MAX_TRACE_CPUS = 8192
+
+/**
+ * Default of the most tasks one trace may hold (and of task lines and pending sleeper timers):
+ * each costs a few hundred bytes (its latency histograms, 40 KB, only once it has many samples).
+ */
+export const MAX_TRACE_TASKS = 200_000
+
+/**
+ * Samples of one task: kept as a list until there are SAMPLES_INLINE, then in a histogram
+ * (20 KB each). Most tasks of a busy trace wake a few times; a histogram per task made 100,000
+ * tasks cost 4 GB. The figures are the same either way (sums of integer nanoseconds are exact).
+ */
+const SAMPLES_INLINE = 512
+
+class Samples {
+  private vals: number[] | null = []
+  private hist: LogHistogram | null = null
+
+  record(v: number): void {
+    if (this.hist) {
+      this.hist.record(v)
+      return
+    }
+    this.vals!.push(v)
+    if (this.vals!.length >= SAMPLES_INLINE) {
+      this.hist = new LogHistogram()
+      for (const x of this.vals!) this.hist.record(x)
+      this.vals = null
+    }
+  }
+
+  addTo(h: LogHistogram): void {
+    if (this.hist) h.merge(this.hist)
+    else for (const x of this.vals!) h.record(x)
+  }
+
+  summaryUs(): ReturnType<LogHistogram['summaryUs']> {
+    if (this.hist) return this.hist.summaryUs()
+    SCRATCH.reset()
+    this.addTo(SCRATCH)
+    return SCRATCH.summaryUs()
+  }
+}
+
+const SCRATCH = new LogHistogram()
 
 const DEFAULT_TIMER_WAKE_WINDOW_NS = 1_000_000
 
@@ -87,8 +141,8 @@ class TaskStat {
   timerSoft = -1
   timerFiredAt = -1
   lastCpu = -1
-  lat: LogHistogram | null = null
-  wlat: LogHistogram | null = null
+  lat: Samples | null = null
+  wlat: Samples | null = null
   constructor(readonly pid: number, comm: string) {
     this.comm = comm
   }
@@ -123,9 +177,11 @@ export class TraceAnalyzer implements TraceSink {
   private nInferred = 0
   private readonly window: number
   private readonly worst: WorstWindows | null
+  private readonly maxTasks: number
 
   constructor(private readonly opts: AnalyzeOptions = {}) {
     this.window = opts.timerWakeWindowNs ?? DEFAULT_TIMER_WAKE_WINDOW_NS
+    this.maxTasks = opts.maxTasks ?? MAX_TRACE_TASKS
     this.worst = opts.timelines ? new WorstWindows() : null
     for (const [pid, r] of opts.roots ?? []) this.metaTasks.set(pid, { type: 'task', pid, workload: r.workload, workloadType: r.type, recordLatency: false })
   }
@@ -206,21 +262,48 @@ export class TraceAnalyzer implements TraceSink {
         const g = this.group(n)
         if (g) this.worst.sample(g.name, n.pid, taskName(n), cpu, Math.min(n.pendFrom, ts), ts)
       }
-      ;(n.lat ??= new LogHistogram()).record(Math.max(0, ts - n.pendFrom))
-      ;(n.wlat ??= new LogHistogram()).record(Math.max(0, ts - n.pendWake))
+      ;(n.lat ??= new Samples()).record(Math.max(0, ts - n.pendFrom))
+      ;(n.wlat ??= new Samples()).record(Math.max(0, ts - n.pendWake))
       n.pendFrom = -1
       n.pendWake = -1
     }
     n.timerFiredAt = -1
   }
 
-  meta(m: TraceMeta): void {
+  meta(m: TraceMeta): string | undefined {
     if (m.type === 'span') this.span = { startNs: m.startNs, endNs: m.endNs }
-    else if (m.type === 'cpus') this.ncpusMeta = Math.max(this.ncpusMeta, m.count)
-    else this.metaTasks.set(m.pid, m)
+    else if (m.type === 'cpus') {
+      if (m.count > MAX_TRACE_CPUS) return `${m.count} CPUs: more than the ${MAX_TRACE_CPUS} a trace may have`
+      this.ncpusMeta = Math.max(this.ncpusMeta, m.count)
+    } else {
+      if (!this.metaTasks.has(m.pid) && this.metaTasks.size >= this.maxTasks) return `more than ${this.maxTasks} task lines (the limit of tasks in one trace)`
+      this.metaTasks.set(m.pid, m)
+    }
+    return undefined
   }
 
-  event(e: SchedEvent): void {
+  /** Why the analysis refuses `e` (a limit), or null: checked before any state changes. */
+  private refusal(e: SchedEvent): string | null {
+    if (!(e.cpu >= 0 && e.cpu < MAX_TRACE_CPUS)) return `CPU ${e.cpu}: above the largest CPU id a trace may name (${MAX_TRACE_CPUS - 1})`
+    if (this.tasks.size + 4 < this.maxTasks) return null
+    const fresh = new Set<number>()
+    const note = (pid: number): void => {
+      if (pid !== 0 && !this.tasks.has(pid)) fresh.add(pid)
+    }
+    note(e.pid)
+    if (e.type === 'sched_switch') {
+      note(e.prevPid)
+      note(e.nextPid)
+    } else if (e.type === 'sched_waking' || e.type === 'sched_wakeup' || e.type === 'sched_wakeup_new' || e.type === 'sched_migrate_task') note(e.taskPid)
+    if (this.tasks.size + fresh.size > this.maxTasks) return `more than ${this.maxTasks} tasks (the limit of tasks in one trace)`
+    if (e.type === 'sched_process_fork' && this.metaTasks.size >= this.maxTasks && this.metaTasks.has(e.parentPid)) return `more than ${this.maxTasks} tasks (the limit of tasks in one trace)`
+    if (e.type === 'hrtimer_start' && this.timers.size >= this.maxTasks && !this.timers.has(e.timer)) return `more than ${this.maxTasks} pending hrtimers`
+    return null
+  }
+
+  event(e: SchedEvent): string | undefined {
+    const refused = this.refusal(e)
+    if (refused) return refused
     this.nEvents++
     const ts = e.ts
     if (ts < this.firstTs) this.firstTs = ts
@@ -267,7 +350,7 @@ export class TraceAnalyzer implements TraceSink {
       }
       case 'sched_process_fork': {
         const parent = this.metaTasks.get(e.parentPid)
-        if (parent && !this.metaTasks.has(e.childPid)) this.metaTasks.set(e.childPid, { ...parent, pid: e.childPid, recordLatency: true })
+        if (parent && !this.metaTasks.has(e.childPid) && this.metaTasks.size < this.maxTasks) this.metaTasks.set(e.childPid, { ...parent, pid: e.childPid, recordLatency: true })
         return
       }
       case 'hrtimer_start': {
@@ -326,8 +409,8 @@ export class TraceAnalyzer implements TraceSink {
         for (const t of g.members) {
           ns += cpuNs(t)
           if (!counted(t)) continue
-          if (t.lat) lat.merge(t.lat)
-          if (t.wlat) wlat.merge(t.wlat)
+          t.lat?.addTo(lat)
+          t.wlat?.addTo(wlat)
         }
         const w: WorkloadResult = {
           name,

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import { TraceAnalyzer, type AnalyzeOptions, type TraceVariantResult } from './analyzer'
 import { openTraceFile, readFtraceStream, readFtraceString } from './reader'
 
-export { TraceAnalyzer, commGroup, parseWorkloadPattern, type AnalyzeOptions, type TraceVariantResult, type WorkloadPattern } from './analyzer'
+export { TraceAnalyzer, commGroup, parseWorkloadPattern, MAX_TRACE_CPUS, MAX_TRACE_TASKS, type AnalyzeOptions, type TraceVariantResult, type WorkloadPattern } from './analyzer'
 export { readFtraceFile, readFtraceStream, readFtraceString, openTraceFile, FtraceLineReader, type ReadStats, type TraceSink } from './reader'
 export { parseFtraceLine } from './ftrace-text'
 export type { SchedEvent, TraceMeta } from './events'

@@ -26,11 +26,21 @@ export interface ReadStats {
 }
 
 export interface TraceSink {
-  event(e: SchedEvent): void
-  meta?(m: TraceMeta): void
+  /** A string refuses the event: the line counts as malformed, with that reason. */
+  event(e: SchedEvent): unknown
+  meta?(m: TraceMeta): unknown
 }
 
 const MAX_EXAMPLES = 5
+
+/**
+ * Longest line read (characters): ftrace lines are a few hundred; anything longer is no trace
+ * (a binary file, a file of zeros), and reading on would hold it all in memory.
+ */
+export const MAX_TRACE_LINE_CHARS = 64 * 1024
+
+/** A stream that is no ftrace text: reading stops at once (exit 2 in the CLI). */
+export class TraceFormatError extends Error {}
 
 export function emptyReadStats(): ReadStats {
   return { lines: 0, events: 0, otherEvents: 0, malformed: 0, malformedExamples: [], lostEvents: 0, bytes: 0 }
@@ -51,35 +61,53 @@ export class FtraceLineReader {
       case 'other':
         s.otherEvents++
         return
-      case 'meta':
-        this.sink.meta?.(r.meta)
+      case 'meta': {
+        const refused = this.sink.meta?.(r.meta)
+        if (typeof refused === 'string') this.malformed(text, refused)
         return
+      }
       case 'lost':
         s.lostEvents += r.count
         return
       case 'malformed':
-        s.malformed++
-        if (s.malformedExamples.length < MAX_EXAMPLES) s.malformedExamples.push({ line: s.lines, text: text.length > 200 ? text.slice(0, 200) + '...' : text, reason: r.reason })
+        this.malformed(text, r.reason)
         return
-      default:
-        s.events++
-        this.sink.event(r)
+      default: {
+        const refused = this.sink.event(r)
+        if (typeof refused === 'string') this.malformed(text, refused)
+        else s.events++
+      }
     }
+  }
+
+  private malformed(text: string, reason: string): void {
+    const s = this.stats
+    s.malformed++
+    if (s.malformedExamples.length < MAX_EXAMPLES) s.malformedExamples.push({ line: s.lines, text: text.length > 200 ? text.slice(0, 200) + '...' : text, reason })
   }
 }
 
-/** Read ftrace text from a stream of bytes or text. */
-export async function readFtraceStream(input: Readable, sink: TraceSink): Promise<ReadStats> {
+/**
+ * Read ftrace text from a stream of bytes or text. A line longer than `maxLineChars` ends the
+ * read with a TraceFormatError naming its line (the stream is destroyed: nothing more is read).
+ */
+export async function readFtraceStream(input: Readable, sink: TraceSink, maxLineChars = MAX_TRACE_LINE_CHARS): Promise<ReadStats> {
   const reader = new FtraceLineReader(sink)
   const decoder = new StringDecoder('utf8')
   let rest = ''
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
     reader.stats.bytes += chunk.length
-    rest = feedText(rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk)), reader)
+    rest = feedText(rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk)), reader, maxLineChars)
+    if (rest.length > maxLineChars) throw lineTooLong(reader, maxLineChars)
   }
   rest += decoder.end()
+  if (rest.length > maxLineChars) throw lineTooLong(reader, maxLineChars)
   if (rest.length > 0) reader.line(stripCr(rest))
   return reader.stats
+}
+
+function lineTooLong(reader: FtraceLineReader, max: number): TraceFormatError {
+  return new TraceFormatError(`line ${reader.stats.lines + 1} is longer than ${Math.round(max / 1024)} KB: not ftrace text (a binary file?)`)
 }
 
 function stripCr(s: string): string {
@@ -87,11 +115,12 @@ function stripCr(s: string): string {
 }
 
 /** Feed every complete line of `text`; returns the incomplete tail. */
-function feedText(text: string, reader: FtraceLineReader): string {
+function feedText(text: string, reader: FtraceLineReader, maxLineChars = MAX_TRACE_LINE_CHARS): string {
   let start = 0
   for (;;) {
     const nl = text.indexOf('\n', start)
     if (nl < 0) break
+    if (nl - start > maxLineChars) throw lineTooLong(reader, maxLineChars)
     reader.line(stripCr(text.slice(start, nl)))
     start = nl + 1
   }
@@ -125,6 +154,7 @@ function isGzip(path: string): boolean {
 export function readFtraceString(text: string, sink: TraceSink): ReadStats {
   const reader = new FtraceLineReader(sink)
   const rest = feedText(text, reader)
+  if (rest.length > MAX_TRACE_LINE_CHARS) throw lineTooLong(reader, MAX_TRACE_LINE_CHARS)
   if (rest.length > 0) reader.line(stripCr(rest))
   return reader.stats
 }

@@ -89,7 +89,7 @@ const MAX_SYNTAX_ERRORS = 3
 export const MAX_NESTING = 256
 
 /** jsonc-parser's SyntaxKind values (an ambient const enum, which isolated modules cannot read). */
-const TOKEN = { OpenBrace: 1, CloseBrace: 2, OpenBracket: 3, CloseBracket: 4, Comma: 5, String: 10, EOF: 17 } as const
+export const TOKEN = { OpenBrace: 1, CloseBrace: 2, OpenBracket: 3, CloseBracket: 4, Comma: 5, String: 10, LineComment: 12, BlockComment: 13, EOF: 17 } as const
 
 /**
  * The first place where `text` nests deeper than `max` levels, with its JSON path, or null. A

@@ -305,6 +305,49 @@ describe('rtappScenarioText', () => {
     expect(s.durationMs).toBe(2000)
     expect((s.workloads[0] as RtAppWorkload).rtapp.tasks[0].phases[0].events.map((e) => e.key)).toEqual(['run', 'sleep', 'run'])
   })
+
+  it('keeps the file\'s comments and indents the imported blocks as the scenario around them', async () => {
+    const { rtappScenarioText } = await import('./index')
+    const rt = [
+      '// made for the 2-CPU board',
+      '{',
+      '\t/*',
+      '\t * one thread: 2 ms of work every 10 ms',
+      '\t */',
+      '\t"tasks" : {',
+      '\t\t// the only thread',
+      '\t\t"thread0" : {',
+      '\t\t\t"loop" : -1,',
+      '\t\t\t"run" :   2000, /* 2 ms */',
+      '\t\t\t"sleep" : 8000',
+      '\t\t}',
+      '\t},',
+      '\t// two seconds',
+      '\t"global" : { "duration" : 2 }',
+      '}',
+      '// end'
+    ].join('\n')
+    const text = rtappScenarioText(rt, 'ex.json', { topology: 'smp-2' })
+    const lines = text.split('\n')
+    const at = (s: string): number => lines.findIndex((l) => l.includes(s))
+    // every comment of the file is there, once
+    for (const c of ['// made for the 2-CPU board', '* one thread: 2 ms of work every 10 ms', '// the only thread', '/* 2 ms */', '// two seconds', '// end']) expect(text.split(c).length - 1, c).toBe(1)
+    // the ones before a key stay before it; the others go under the import line
+    expect(at('// made for the 2-CPU board')).toBe(1)
+    expect(at('// end')).toBe(2)
+    expect(at('* one thread')).toBe(at('"tasks"') - 2)
+    expect(at('// two seconds')).toBe(at('"global"') - 1)
+    // indented as the workload around them: two spaces a level, no tabs
+    expect(text).not.toContain('\t')
+    expect(lines[at('"tasks"')]).toBe('      "tasks": {')
+    expect(lines[at('* one thread')]).toBe('       * one thread: 2 ms of work every 10 ms')
+    expect(lines[at('"thread0"')]).toBe('        "thread0": {')
+    expect(lines[at('"loop"')]).toBe('          "loop": -1,')
+    expect(lines[at('"run"')]).toBe('          "run": 2000, /* 2 ms */')
+    const s = parseScenario(text, 'ex-scenario.json')
+    expect(s.durationMs).toBe(2000)
+    expect((s.workloads[0] as RtAppWorkload).rtapp.tasks[0].phases[0].events.map((e) => e.key)).toEqual(['run', 'sleep'])
+  })
 })
 
 describe('every problem in one pass', () => {

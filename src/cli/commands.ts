@@ -19,7 +19,9 @@ import { plansFor } from '../services/replica-runner'
 import { summarize } from '../stats/summary'
 import { precisionText, runPrecision, type PrecisionReport } from './precision'
 import { libraryListing } from './patch'
-import { loadScenario } from './scenario-input'
+import { loadScenario, parseScenarioText, readScenarioText, setsApplied } from './scenario-input'
+import { cells, planCells } from '../sweep/grid'
+import { submissionRefusals } from '../sim/scenario/estimate'
 
 function printWarnings(s: Scenario, io: CliIo): void {
   for (const w of s.warnings ?? []) io.err(`warning: ${w}\n`)
@@ -198,9 +200,20 @@ export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: Simul
 export function validateCommand(a: { file: string; sets: SetArg[]; topology?: string; json: boolean; maxEvents?: number; maxTotalEvents?: number; memoryShare?: number }, io: CliIo): number {
   let s: Scenario
   try {
-    s = loadScenario(a.file, io, { topology: a.topology, sets: a.sets, maxEvents: a.maxEvents })
+    const { file, text: raw } = readScenarioText(a.file, io)
+    const text = a.sets.length > 0 ? setsApplied(raw, a.sets) : raw
+    const opts = { topology: a.topology, maxEvents: a.maxEvents }
+    s = parseScenarioText(text, file, io, opts)
     // What `run` would meet: the whole submission against the limits.
-    expandRuns(s, { limits: submissionLimits(cliLimits(a)) })
+    const limits = submissionLimits(cliLimits(a))
+    expandRuns(s, { limits })
+    // and what `sweep` would meet: every cell parsed and expanded, all of them as one submission
+    if (s.sweep && s.sweep.length > 0) {
+      const planned = planCells(s.sweep, text, cells(s.sweep), file, (t) => expandRuns(parseScenarioText(t, file, io, opts), { limits }),
+        (e, where) => (e instanceof ScenarioError ? new ScenarioError(where, e.issues) : e))
+      const refusals = submissionRefusals(planned.flatMap((x) => x.scenario), limits)
+      if (refusals.length > 0) throw new ScenarioError(file, refusals.map((message) => ({ path: '(sweep)', message: `${message}; or run it in shards (--shard I/N, --slurm)` })))
+    }
   } catch (e) {
     // With --json the verdict is JSON either way: { ok: false, file, issues } on stdout, exit 2.
     if (!a.json || !(e instanceof ScenarioError || e instanceof InputError)) throw e

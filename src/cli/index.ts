@@ -14,6 +14,7 @@ import { patchCheckCommand, patchNewCommand } from './patch'
 import { PatchError } from '../sim/patch-api/evaluate'
 import { FileLimitError } from '../services/bounded-read'
 import { DirError } from '../services/data-dir'
+import { SetPathError } from '../sim/scenario/set'
 
 /**
  * The headless `schedlab` command. `runCli` is the whole program minus process handling, so it
@@ -70,7 +71,7 @@ export async function runCli(argv: readonly string[], io: CliIo = nodeIo(), simu
       io.err(`schedlab: ${e.message}\n`)
       return 2
     }
-    if (e instanceof InputError || e instanceof FileLimitError || e instanceof DirError) {
+    if (e instanceof InputError || e instanceof FileLimitError || e instanceof DirError || e instanceof SetPathError) {
       io.err(`schedlab: ${e.message}\n`)
       return 2
     }

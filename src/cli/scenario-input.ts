@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { readPreset } from '../services/presets'
 import { parseScenario, type Scenario } from '../sim/scenario'
-import { applySets, type SetArg } from '../sim/scenario/set'
+import { applySets, SetPathError, type SetArg } from '../sim/scenario/set'
 import { hostSpecs } from '../real/host-specs'
 import { InputError } from './errors'
 import type { CliIo } from './io'
@@ -36,7 +36,7 @@ export function readScenarioText(arg: string, io: CliIo): { file: string; text: 
 
 /** Parse scenario text with the command-line options (`file` names it in messages and resolves includes). */
 export function parseScenarioText(text: string, file: string, io: CliIo, opts: LoadOptions): Scenario {
-  if (opts.sets && opts.sets.length > 0) text = applySets(text, opts.sets)
+  if (opts.sets && opts.sets.length > 0) text = setsApplied(text, opts.sets)
   return parseScenario(text, file, {
     topology: opts.topology,
     durationMs: opts.durationMs,
@@ -49,6 +49,16 @@ export function parseScenarioText(text: string, file: string, io: CliIo, opts: L
     ...cliPatchOptions(),
     ...(opts.patches?.length ? { addPatches: opts.patches } : {})
   })
+}
+
+/** The text with the --set edits; one that cannot apply is an input error (exit 2, `validate --json` reports it). */
+export function setsApplied(text: string, sets: readonly SetArg[]): string {
+  try {
+    return applySets(text, sets)
+  } catch (e) {
+    if (e instanceof SetPathError) throw new InputError(e.message)
+    throw e
+  }
 }
 
 /** Read SCENARIO: a file path, else a preset id. */

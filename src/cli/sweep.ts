@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { isAbsolute, join, resolve } from 'node:path'
 import { ScenarioError, type Scenario } from '../sim/scenario'
-import { applySets } from '../sim/scenario/set'
 import type { RunOutput } from '../shared/result'
 import { cellCount, cells, parseShard, planCells, shardCells, type Cell } from '../sweep/grid'
 import { MergeError, mergeSweeps, type SweepObject } from '../sweep/merge'
@@ -11,7 +10,7 @@ import { InputError } from './errors'
 import { submissionRefusals } from '../sim/scenario/estimate'
 import { cliLimits, submissionLimits } from '../services/limits'
 import { expandFor, runOutput } from './commands'
-import { parseScenarioText, readScenarioText } from './scenario-input'
+import { parseScenarioText, readScenarioText, setsApplied } from './scenario-input'
 import { makeExecutor, runAll } from './executor'
 import { buildTables, formatCell } from '../shared/tables'
 import type { CliIo } from './io'
@@ -39,7 +38,7 @@ interface Planned {
 
 function plan(a: SweepArgs, io: CliIo): Planned {
   const { file, text: raw } = readScenarioText(a.file, io)
-  const text = a.sets.length > 0 ? applySets(raw, a.sets) : raw
+  const text = a.sets.length > 0 ? setsApplied(raw, a.sets) : raw
   const opts = { topology: a.topology, durationMs: a.durationMs, maxEvents: a.maxEvents }
   const base = parseScenarioText(text, file, io, opts)
   if (!base.sweep || base.sweep.length === 0) {

@@ -17,7 +17,7 @@ import {
   NOISE_DEFAULTS, type NoiseWorkload, type RtAppProps, type WorkloadCommon, type WorkloadSpec
 } from './workload-specs'
 import type { KernelProfile, PreemptModelName } from '../kernel/features'
-import { parseSetPath } from './set'
+import { parseSetPath, setPathProblem } from './set'
 import { closest, validateInto } from './zod-issues'
 import { paramProblem, PatchError, UnknownPatchError, type PatchModuleInfo, type PatchModuleSource } from '../patch-api/evaluate'
 
@@ -325,7 +325,7 @@ function normalize(p: ScenarioParsed, doc: LenientDoc, sink: IssueSink, file: st
     variants,
     workloads,
     maxEvents: effectiveMaxEvents(asked, opts.maxEvents, sink),
-    ...(p.sweep !== undefined ? { sweep: checkSweep(p.sweep, sink) } : {}),
+    ...(p.sweep !== undefined ? { sweep: checkSweep(p.sweep, sink, toPlain(doc.root)) } : {}),
     ...(p.description !== undefined ? { description: p.description } : {}),
     ...(p.publishedDurationMs !== undefined ? { publishedDurationMs: p.publishedDurationMs } : {}),
     warnings: sink.warnings
@@ -355,12 +355,17 @@ function withBackground(list: WorkloadSpec[], background: NoiseWorkload | null):
 /** Largest sweep grid (cells) accepted. */
 export const MAX_SWEEP_CELLS = 10000
 
-function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink): SweepAxis[] {
+function checkSweep(sweep: Record<string, unknown[]>, sink: IssueSink, root: unknown): SweepAxis[] {
   const axes = Object.entries(sweep).map(([path, values]) => ({ path, values }))
   for (const a of axes) {
     const parsed = parseSetPath(a.path.trim())
     if (typeof parsed === 'string') sink.error(['sweep', a.path], parsed === '' ? 'empty path' : `${parsed} (write paths as in --set, e.g. workloads[0].sliceUs)`)
     else if (parsed[0] === 'sweep') sink.error(['sweep', a.path], 'a sweep cannot set the sweep itself')
+    else {
+      // what `schedlab sweep` will meet setting it, seen here (and so by `validate`)
+      const problem = setPathProblem(root, parsed)
+      if (problem) sink.error(['sweep', a.path], problem)
+    }
   }
   const cells = axes.reduce((n, a) => n * a.values.length, 1)
   if (cells > MAX_SWEEP_CELLS) sink.error(['sweep'], `${cells} cells (${axes.map((a) => a.values.length).join(' x ')}) exceed the limit of ${MAX_SWEEP_CELLS}`)

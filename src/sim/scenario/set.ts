@@ -1,5 +1,5 @@
-import { applyEdits, modify } from 'jsonc-parser'
-import type { JsonPath } from './paths'
+import { applyEdits, modify, parse } from 'jsonc-parser'
+import { formatPath, type JsonPath } from './paths'
 import { nestingError } from './jsonc'
 
 /**
@@ -57,12 +57,59 @@ export function setArgsOf(sets: Readonly<Record<string, unknown>>): SetArg[] {
   })
 }
 
+/** A `--set` (or sweep path) that cannot apply to the scenario: exit 2 naming it, never an internal error. */
+export class SetPathError extends Error {
+  constructor(readonly arg: string, readonly problem: string) {
+    super(`--set ${arg}: ${problem}`)
+  }
+}
+
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return 'a list'
+  if (v === null) return 'null'
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'boolean') return 'true or false'
+  return `a ${typeof v}`
+}
+
+/**
+ * Why `path` cannot be set in the scenario value `root` (a field of a list or of a number, an
+ * index of an object, an index past a list's end), or null. Missing parents are created.
+ */
+export function setPathProblem(root: unknown, path: JsonPath): string | null {
+  let cur = root
+  for (let i = 0; i < path.length; i++) {
+    if (cur === undefined) return null
+    const key = path[i]
+    const at = formatPath(path.slice(0, i))
+    if (typeof key === 'number') {
+      if (!Array.isArray(cur)) return `${at} is ${kindOf(cur)}, not a list: [${key}] cannot index it`
+      if (key > cur.length) return `${at} has ${cur.length} item(s): [${key}] is past its end (the next one is [${cur.length}])`
+      cur = cur[key]
+    } else {
+      if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) {
+        return `${at} is ${kindOf(cur)}, not an object: "${key}" names no field of it${Array.isArray(cur) ? ` (index it: ${at}[0])` : ''}`
+      }
+      cur = Object.prototype.hasOwnProperty.call(cur, key) ? (cur as Record<string, unknown>)[key] : undefined
+    }
+  }
+  return null
+}
+
+/** Apply the edits in order; a path that cannot apply throws SetPathError. */
 export function applySets(text: string, sets: readonly SetArg[]): string {
   // jsonc-parser's modify recurses; a text too deep for it is left as it is for the parser to report.
   if (sets.length === 0 || nestingError(text)) return text
   let out = text
   for (const s of sets) {
-    const edits = modify(out, s.path as (string | number)[], s.value, { formattingOptions: { insertSpaces: true, tabSize: 2 } })
+    const problem = setPathProblem(parse(out, [], { allowTrailingComma: true }), s.path)
+    if (problem) throw new SetPathError(s.text, problem)
+    let edits
+    try {
+      edits = modify(out, s.path as (string | number)[], s.value, { formattingOptions: { insertSpaces: true, tabSize: 2 } })
+    } catch (e) {
+      throw new SetPathError(s.text, (e as Error).message)
+    }
     out = applyEdits(out, edits)
   }
   return out

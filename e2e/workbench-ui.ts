@@ -1,10 +1,11 @@
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { applyEdits, modify } from 'jsonc-parser'
 import type { RunStatus } from '../src/shared/ipc'
 import { textHash } from '../src/shared/text-hash'
-import { ROOT } from './host'
+import { ROOT, WorkbenchHost } from './host'
+import { ensureBuilt } from '../src/cli/serve'
 import { readPreset } from '../src/services/sim-adapter'
 
 /** The same user actions for the workbench in Chromium (web host) and in Electron. */
@@ -202,4 +203,31 @@ export async function pngPixels(page: Page, bytes: Buffer, points: [number, numb
     }
     return { width: bmp.width, height: bmp.height, rgba: points.map(([x, y]) => at(Math.round(x), Math.round(y))), darkRowsFromBottom: dark }
   }, { b64: bytes.toString('base64'), points })
+}
+
+/**
+ * The workbench of one describe block: `schedlab serve` on a fresh data folder and Chromium on
+ * its page at `viewport`, opened before the tests (beforeAll) and closed after them (afterAll).
+ * Read `page` and `ui` inside tests; `pageErrors` collects the page's uncaught errors.
+ */
+export function workbenchSession(prefix: string, viewport = { width: 1280, height: 800 }): { readonly page: Page; readonly ui: Workbench; readonly host: WorkbenchHost; pageErrors: string[] } {
+  let opened: { page: Page; ui: Workbench; host: WorkbenchHost } | null = null
+  const host = (): WorkbenchHost => opened?.host ?? (() => { throw new Error('workbenchSession: not open (read it inside a test)') })()
+  const session = {
+    pageErrors: [] as string[],
+    get page() { host(); return opened!.page },
+    get ui() { host(); return opened!.ui },
+    get host() { return host() }
+  }
+  let started: WorkbenchHost | null = null
+  beforeAll(async () => {
+    ensureBuilt()
+    started = new WorkbenchHost(prefix)
+    await started.start()
+    opened = { host: started, ...(await openWorkbench(started.browser, started.url, viewport, session.pageErrors)) }
+  }, 180_000)
+  afterAll(async () => {
+    await started?.stop()
+  })
+  return session
 }

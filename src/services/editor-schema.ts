@@ -1,4 +1,5 @@
 import type { NamedDoc } from '../shared/ipc'
+import { alternatives, pointerTarget, type Schema } from '../shared/json-schema-nodes'
 
 /**
  * Completion and hover docs for the editor come from the scenario's JSON Schema through
@@ -6,40 +7,6 @@ import type { NamedDoc } from '../shared/ipc'
  * presets, workload types) at the places of the schema that take them, without narrowing
  * what validates: names are offered through an `anyOf` branch next to the original schema.
  */
-
-type Schema = Record<string, unknown>
-
-function pointerTarget(root: Schema, ref: string): unknown {
-  let target: unknown = root
-  for (const raw of ref.slice(2).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    target = target && typeof target === 'object' ? (target as Schema)[key] : undefined
-  }
-  return target
-}
-
-function resolveRef(root: Schema, node: Schema): Schema {
-  let cur = node
-  for (let guard = 0; guard < 32 && typeof cur.$ref === 'string' && (cur.$ref as string).startsWith('#/'); guard++) {
-    const target = pointerTarget(root, cur.$ref as string)
-    if (!target || typeof target !== 'object') break
-    cur = target as Schema
-  }
-  return cur
-}
-
-/** The node and every alternative it unfolds into (anyOf/oneOf/allOf, refs followed). */
-function alternatives(root: Schema, node: Schema, seen = new Set<Schema>()): Schema[] {
-  const n = resolveRef(root, node)
-  if (seen.has(n)) return []
-  seen.add(n)
-  const out = [n]
-  for (const k of ['anyOf', 'oneOf', 'allOf']) {
-    const list = n[k]
-    if (Array.isArray(list)) for (const s of list) if (s && typeof s === 'object') out.push(...alternatives(root, s as Schema, seen))
-  }
-  return out
-}
 
 function child(node: Schema, seg: string): Schema[] {
   const out: Schema[] = []

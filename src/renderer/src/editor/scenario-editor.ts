@@ -3,14 +3,66 @@ import { h } from '../dom'
 import { jsonDefaults, monaco } from './monaco'
 import { lineColAt, rangeOfPath } from './json-path'
 import { textHash } from '../../../shared/text-hash'
+import { scenarioCompletions, scenarioHover } from './completion'
 
 const MODEL_URI = monaco.Uri.parse('file:///schedlab/scenario.json')
 const SCHEMA_URI = 'schedlab://schema/scenario.json'
 
+/** The schema completion and hovers read (set by setSchema). */
+let completionSchema: Record<string, unknown> | null = null
+
 /**
- * The scenario editor: Monaco on a JSONC model validated by the scenario's JSON Schema
- * (completion and hover docs come from it), plus markers for the problems the scenario
- * parser reports (unknown patch names, bad values ...), placed at their JSON path.
+ * Completion and hovers of the scenario come from completion.ts, which reads the schema with the
+ * document (a workload's type picks its fields, a variant's overrides know their workload); the
+ * JSON worker's own, which know neither, are off.
+ */
+function registerScenarioAssist(): void {
+  jsonDefaults.setModeConfiguration({ ...jsonDefaults.modeConfiguration, completionItems: false, hovers: false })
+  const mine = (model: monaco.editor.ITextModel) => model.uri.toString() === MODEL_URI.toString() && completionSchema !== null
+  const range = (model: monaco.editor.ITextModel, from: number, to: number): monaco.IRange => {
+    const a = model.getPositionAt(from)
+    const b = model.getPositionAt(to)
+    return { startLineNumber: a.lineNumber, startColumn: a.column, endLineNumber: b.lineNumber, endColumn: b.column }
+  }
+  monaco.languages.registerCompletionItemProvider('json', {
+    triggerCharacters: ['"', ':'],
+    provideCompletionItems(model, position) {
+      if (!mine(model)) return { suggestions: [] }
+      const text = model.getValue()
+      const items = scenarioCompletions(completionSchema!, text, model.getOffsetAt(position))
+      return {
+        suggestions: items.map((c) => ({
+          label: c.label,
+          kind: c.kind === 'property' ? monaco.languages.CompletionItemKind.Property : monaco.languages.CompletionItemKind.Value,
+          insertText: c.insertText,
+          insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet,
+          // (what is typed so far may start with the key's quote)
+          filterText: text[c.from] === '"' && !c.label.startsWith('"') ? JSON.stringify(c.label) : c.label,
+          range: range(model, c.from, c.to),
+          sortText: c.sortText,
+          preselect: c.preselect,
+          detail: c.detail,
+          documentation: c.documentation ? { value: c.documentation } : undefined,
+          command: c.retrigger ? { id: 'editor.action.triggerSuggest', title: 'Suggest the values' } : undefined
+        }))
+      }
+    }
+  })
+  monaco.languages.registerHoverProvider('json', {
+    provideHover(model, position) {
+      if (!mine(model)) return null
+      const h = scenarioHover(completionSchema!, model.getValue(), model.getOffsetAt(position))
+      return h ? { range: range(model, h.from, h.to), contents: [{ value: h.contents }] } : null
+    }
+  })
+}
+registerScenarioAssist()
+
+/**
+ * The scenario editor: Monaco on a JSONC model, with completion and hover docs from the
+ * scenario's JSON Schema read together with the document (completion.ts), plus markers for the
+ * problems the scenario parser reports (unknown patch names, bad values ...), placed at their
+ * JSON path.
  */
 export class ScenarioEditor {
   readonly el: HTMLElement
@@ -99,6 +151,7 @@ export class ScenarioEditor {
   }
 
   setSchema(schema: Record<string, unknown>): void {
+    completionSchema = schema
     // The schema serves completion and hover docs only. Problems come from one source, the
     // scenario parser (setIssues), so the editor and the status bar always agree.
     jsonDefaults.setDiagnosticsOptions({

@@ -165,4 +165,12 @@ describe('calibrate --from a fidelity:real cache', () => {
     const t = applyParams({ name: 't', clusters: [{ name: 'c', cpus: 2, capacity: 1024 }], noise: { perCpu: 1 } }, { timerDelayUs: 11, timerDelaySigma: 0.8, sigma: 1.6 })
     expect(t.noise).toEqual({ perCpu: 1, timerDelayUs: 11, timerDelaySigma: 0.8, sigma: 1.6 })
   })
+  it('a measurement with no other tasks fits timer delivery without the noise workload\'s default kworkers and daemons', async () => {
+    const { withoutBackgroundTasks } = await import('../cli/calibrate')
+    const { parseScenario } = await import('../sim/scenario')
+    const topology = applyParams(withoutBackgroundTasks({ name: 'guest', clusters: [{ name: 'c', cpus: 1, capacity: 1024 }] }), { timerDelayUs: 3 })
+    const s = parseScenario(JSON.stringify({ name: 'g', topology, durationMs: 100, workloads: [{ type: 'cyclictest', name: 'ct', threads: 1, periodUs: 1000 }], variants: [{ name: 'base' }] }), 'guest.json')
+    const bg = s.workloads.find((w) => w.type === 'noise') as unknown as Record<string, number>
+    expect(bg).toMatchObject({ perCpu: 0, daemons: 0, kthreads: 0, timerDelayUs: 3 })
+  })
 })

@@ -19,6 +19,15 @@ import { noiseFromReal } from '../calibrate/noise'
  * the fit's residuals. Sources: real runs on this machine (--real, or a saved result --from),
  * or the RB5's published seed tables (--published).
  */
+/**
+ * A topology without background noise, for a measurement that names no other tasks (a guest of
+ * schedlab vm): its fitted timer delivery must not bring the noise workload's default kworkers
+ * and daemons with it, as a `noise` object of timer delivery alone would.
+ */
+export function withoutBackgroundTasks(base: TopologySpec): TopologySpec {
+  return { ...base, noise: { ...base.noise, perCpu: 0, daemons: 0, kthreads: 0 } }
+}
+
 export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<number> {
   const fromResult = a.source === 'from' && !isDirectory(a.from!) ? readRealResult(a.from!, io) : null
   const suite: Suite = SUITES[a.source === 'published' ? 'published' : a.source === 'vm' || fromResult?.source === 'vm' ? 'vm' : 'real']
@@ -48,6 +57,9 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
       const fitted = Object.fromEntries(FITTED_NOISE.filter((k) => base.noise?.[k] !== undefined).map((k) => [k, base.noise![k]]))
       topology = { ...base, noise: { ...reading.noise, ...fitted } }
       notes.push('background noise read from the real trace\'s other tasks:', ...reading.notes.map((n) => `  ${n}`))
+    } else if (base.noise === undefined) {
+      topology = withoutBackgroundTasks(base)
+      notes.push('the measurement names no other tasks: no background tasks are modeled (perCpu, daemons, kthreads 0)')
     } else notes.push('the measurement names no other tasks: the topology\'s background noise is kept as it is')
   }
   // a fidelity cache has no sched_waking figures and no hackbench; calibrate --real does not

@@ -25,12 +25,50 @@ export interface WebHostOptions {
   rendererDir: string
   port?: number
   token?: string
+  /** Tests lower these; `schedlab serve` uses the defaults (docs/security.md). */
+  limits?: Partial<WebHostLimits>
+}
+
+/** What one client can hold of the host: each beyond is refused with an error naming the limit. */
+export interface WebHostLimits {
+  /** TCP connections at one time (pages, WebSockets, half-open ones); more are closed at once. */
+  maxConnections: number
+  /** WebSockets at one time. */
+  maxSockets: number
+  /** Calls of one WebSocket not yet answered. */
+  maxCallsInFlight: number
+  /** Runs (simulated, real, VM) one WebSocket has started that have not finished. */
+  maxRunsPerConnection: number
+  /** Time a connection has to send its request's headers (Node's default is 60 s). */
+  headersTimeoutMs: number
+  /** Bytes waiting to be sent to one WebSocket: a client that does not read is closed beyond it. */
+  maxBufferedBytes: number
+}
+
+export const DEFAULT_WEB_HOST_LIMITS: WebHostLimits = {
+  maxConnections: 128,
+  maxSockets: 32,
+  maxCallsInFlight: 32,
+  maxRunsPerConnection: 16,
+  headersTimeoutMs: 5000,
+  maxBufferedBytes: 64 * 1024 * 1024
+}
+
+const RUN_METHODS = new Set(['startRun', 'startRealRun', 'startVmRun'])
+
+/** How many Host headers a request carries (Node keeps only the first in `headers`). */
+function hostHeaderCount(req: IncomingMessage): number {
+  let n = 0
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === 'host') n++
+  return n
 }
 
 export interface WebHost {
   url: string
   port: number
   token: string
+  /** WebSockets open now. */
+  sockets(): number
   close(): Promise<void>
 }
 
@@ -71,6 +109,7 @@ export { parseTarget }
 
 export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const token = opts.token ?? randomBytes(24).toString('hex')
+  const lim: WebHostLimits = { ...DEFAULT_WEB_HOST_LIMITS, ...opts.limits }
   const root = await fs.realpath(resolve(opts.rendererDir))
   const indexHtml = await fs.readFile(join(root, 'index.html'), 'utf8')
   const dispatch = createDispatcher(SERVICE_ARGS, opts.backend.service)
@@ -104,6 +143,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const trustedHost = (req: IncomingMessage): boolean => hosts.has((req.headers.host ?? '').toLowerCase())
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // two Host headers: which one a proxy or a cache believed is unknown (Node keeps the first)
+    if (hostHeaderCount(req) > 1) return send(res, 400, 'schedlab serve: more than one Host header\n', 'text/plain', { Connection: 'close' })
     if (!trustedHost(req)) return send(res, 403, 'schedlab serve: unexpected Host header\n', 'text/plain')
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', 'text/plain')
     const target = parseTarget(req.url)
@@ -123,12 +164,18 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     })
   }
 
-  const server = createServer((req, res) => {
+  // connectionsCheckingInterval: how often Node enforces the header timeout (30 s by default)
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, lim.headersTimeoutMs) }, (req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) send(res, 500, 'internal error\n', 'text/plain')
       else res.destroy()
     })
   })
+  // Idle and half-open connections must not hold the host's sockets: headers in a few seconds,
+  // and a cap on connections (under `ulimit -n 256`, 229 idle ones used to block every client).
+  server.headersTimeout = lim.headersTimeoutMs
+  server.requestTimeout = lim.headersTimeoutMs * 2
+  server.maxConnections = lim.maxConnections
   // A malformed request or a reset connection ends that connection, nothing else.
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
@@ -145,17 +192,38 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
     }
     const target = parseTarget(req.url)
-    if (!target) return refuse('400 Bad Request')
+    if (!target || hostHeaderCount(req) > 1) return refuse('400 Bad Request')
     const reqOrigin = req.headers.origin
     if (!trustedHost(req) || target.rel !== 'ws' || !sameToken(target.token, token) || (reqOrigin !== undefined && !origins.has(reqOrigin))) {
       return refuse('403 Forbidden')
     }
+    if (clients.size >= lim.maxSockets) return refuse('503 Service Unavailable')
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
   })
 
+  /** Runs each WebSocket started that have not finished (run ids), and its start calls in flight. */
+  const runsOf = new Map<WebSocket, { runs: Set<string>; starting: number }>()
+
+  /** Send, unless the client does not read: beyond maxBufferedBytes waiting, it is closed (one answer larger than that still goes to a client that has read the rest). */
+  const sendTo = (ws: WebSocket, text: string): void => {
+    if (ws.readyState !== ws.OPEN) return
+    if (ws.bufferedAmount > 0 && ws.bufferedAmount + text.length > lim.maxBufferedBytes) {
+      // it has not read what it asked for: a close frame would queue behind the rest
+      ws.terminate()
+      return
+    }
+    ws.send(text)
+  }
+
   wss.on('connection', (ws: WebSocket) => {
     clients.add(ws)
-    ws.on('close', () => clients.delete(ws))
+    const mine = { runs: new Set<string>(), starting: 0 }
+    runsOf.set(ws, mine)
+    let inFlight = 0
+    ws.on('close', () => {
+      clients.delete(ws)
+      runsOf.delete(ws)
+    })
     // Protocol errors (bad UTF-8, unmasked or oversized frames, reserved bits and opcodes, bad
     // close codes): ws has already failed the connection with the matching close code.
     ws.on('error', () => undefined)
@@ -167,23 +235,41 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       } catch (err) {
         text = JSON.stringify({ id: "id" in m ? m.id : null, ok: false, error: `the answer could not be sent: ${(err as Error).message}` })
       }
-      ws.send(text)
+      sendTo(ws, text)
     }
     ws.on('message', (data, isBinary) => {
       const msg = isBinary ? { id: null, error: 'binary messages are not part of the protocol' } : parseClientMessage(data.toString())
       if (!msg.call) return reply({ id: msg.id, ok: false, error: `invalid message: ${msg.error}` })
       const { method, args } = msg.call
       const id = msg.id as number
+      if (inFlight >= lim.maxCallsInFlight) return reply({ id, ok: false, error: `refused: ${lim.maxCallsInFlight} calls of this connection are still unanswered (the limit of calls in flight); wait for their answers` })
+      const startsRun = RUN_METHODS.has(method)
+      if (startsRun && mine.runs.size + mine.starting >= lim.maxRunsPerConnection) {
+        return reply({ id, ok: false, error: `refused: this connection has ${lim.maxRunsPerConnection} runs queued or running (the limit per connection); wait for one to finish or cancel one` })
+      }
+      inFlight++
+      if (startsRun) mine.starting++
       dispatch(method, args).then(
-        (env) => reply({ id, ...env }),
+        (env) => {
+          const v = env.ok ? (env.value as { ok?: boolean; runId?: unknown } | null) : null
+          if (startsRun && v?.ok && typeof v.runId === 'string') mine.runs.add(v.runId)
+          reply({ id, ...env })
+        },
         (err: unknown) => reply({ id, ok: false, error: err instanceof Error ? err.message : String(err) })
-      )
+      ).finally(() => {
+        inFlight--
+        if (startsRun) mine.starting--
+      })
     })
   })
 
   const off = opts.backend.onEvent((event, payload) => {
+    if (event === 'run-finished') {
+      const runId = (payload as { runId?: unknown } | null)?.runId
+      if (typeof runId === 'string') for (const m of runsOf.values()) m.runs.delete(runId)
+    }
     const text = JSON.stringify({ event, payload } satisfies HostMessage)
-    for (const ws of clients) if (ws.readyState === ws.OPEN) ws.send(text)
+    for (const ws of clients) sendTo(ws, text)
   })
 
   await new Promise<void>((ok, fail) => {
@@ -202,6 +288,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     url: `${origin}/?token=${token}`,
     port,
     token,
+    sockets: () => clients.size,
     async close() {
       off()
       for (const ws of clients) ws.terminate()

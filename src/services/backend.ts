@@ -38,6 +38,8 @@ export interface BackendOptions {
   patches?: PatchAccess
   /** Start the simulation workers at once, warmed up (the long-lived hosts: the app, serve). */
   warmWorkers?: boolean
+  /** Runs queued or running at one time (the run service's MAX_ACTIVE_RUNS by default). */
+  maxActiveRuns?: number
 }
 
 export type EventListener = <E extends ApiEventName>(event: E, payload: ApiEvents[E]) => void
@@ -76,7 +78,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     memoryOf: runMemoryOf,
     ...(opts.warmWorkers ? { warm: true } : {})
   })
-  const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits() })
+  const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits(), ...(opts.maxActiveRuns ? { maxActiveRuns: opts.maxActiveRuns } : {}) })
   const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0 })
   const vm = new VmService({ store, emit, version: opts.version, dataDir: opts.dataDir })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.

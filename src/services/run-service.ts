@@ -67,7 +67,15 @@ export interface RunServiceDeps {
   limits?: () => HostLimits
   /** Minimum interval between progress events of one run. */
   progressIntervalMs?: number
+  /** Runs queued or running on this host at one time (default MAX_ACTIVE_RUNS); more are refused. */
+  maxActiveRuns?: number
 }
+
+/**
+ * Default of the runs one host queues or runs at one time, from every client together: a burst
+ * of 1000 startRun used to queue 4000 jobs.
+ */
+export const MAX_ACTIVE_RUNS = 64
 
 /**
  * Runs a scenario: expands it into variant x seed jobs, runs them on the worker pool,
@@ -80,6 +88,11 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   start(req: StartRunRequest): StartRunResult {
+    const maxActive = this.deps.maxActiveRuns ?? MAX_ACTIVE_RUNS
+    if (this.active.size >= maxActive) {
+      const message = `refused: ${maxActive} runs are already queued or running on this host (the limit of runs at one time); wait for one to finish or cancel one`
+      return { ok: false, problem: { file: req.file, message: `${req.file}: ${message}`, issues: [{ path: '(run)', message }] } }
+    }
     const limits = this.deps.limits?.() ?? DEFAULT_HOST_LIMITS
     const parsed = scenarios.parse(req.text, req.file, limits.maxEventsPerRun)
     if (!parsed.ok) return parsed

@@ -4,9 +4,9 @@ import type { VariantResult } from '../shared/result'
 import { WorkerPool } from './worker-pool'
 import { RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
+import { analyzeOnPool } from './trace-job'
 import { RealService } from './real-service'
 import { VmService } from './vm-service'
-import { Readable } from 'node:stream'
 import { SettingsService } from './settings'
 import type { KeyValueStore } from './kv'
 import { exportContent } from './export'
@@ -79,7 +79,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     ...(opts.warmWorkers ? { warm: true } : {})
   })
   const runs = new RunService({ pool, store, emit, version: opts.version, limits: () => settings.limits(), ...(opts.maxActiveRuns ? { maxActiveRuns: opts.maxActiveRuns } : {}) })
-  const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0 })
+  const real = new RealService({ store, emit, version: opts.version, simulating: () => runs.activeRuns().length > 0, analyzeText: (text, name) => analyzeOnPool(pool, text, name) })
   const vm = new VmService({ store, emit, version: opts.version, dataDir: opts.dataDir })
   // Another process sharing the data folder saved or deleted runs: every window refreshes.
   const unwatch = store.watch(() => emit('runs-changed', { reason: 'external' }))
@@ -133,7 +133,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return vm.start(req)
     },
     cancelRun: async (id) => runs.cancel(id) || real.cancel(id) || vm.cancel(id),
-    importTrace: (text, file) => real.importTrace(Readable.from([text]), file),
+    importTrace: (text, file) => real.importTrace(text, file),
     listRuns: async () => {
       await store.refresh()
       return { runs: store.list(), problems: store.getProblems() }

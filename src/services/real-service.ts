@@ -1,12 +1,12 @@
 import { basename } from 'node:path'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { AppInfo, ImportTraceResult, ScenarioProblem, StoredRun } from '../shared/ipc'
 import type { RunStore } from './run-store'
 import type { Emit } from './run-service'
 import { MeasuredRuns, machineProblem } from './measured-runs'
 import * as real from '../real/runner'
 import { RealCancelled, RealRefusal } from '../real/errors'
-import { analyzeStream } from '../trace'
+import { analyzeStream, type TraceVariantResult } from '../trace'
 
 /**
  * The workbench's real runs (src/real, as `schedlab real`) and trace imports (src/trace, as
@@ -21,6 +21,8 @@ export interface RealServiceDeps {
   version: string
   /** Whether simulations are running (a real run then waits for nothing: it is refused). */
   simulating(): boolean
+  /** Analyze a trace sent as text off this thread (the worker pool); in-process without it. */
+  analyzeText?(text: string, name: string): Promise<TraceVariantResult>
 }
 
 /** The wait for a quiet machine before each run: SCHEDLAB_REAL_QUIET_WAIT_S seconds (0: none), default 60. */
@@ -75,12 +77,14 @@ export class RealService extends MeasuredRuns {
     return realAvailability()
   }
 
-  /** A trace (a stream of ftrace text) analyzed and saved as a run. */
-  async importTrace(input: Readable, file: string): Promise<ImportTraceResult> {
+  /** A trace (a stream of ftrace text, or the text itself) analyzed and saved as a run. */
+  async importTrace(input: Readable | string, file: string): Promise<ImportTraceResult> {
     const name = basename(file)
     let v
     try {
-      v = await analyzeStream(input, { name, timelines: true })
+      if (typeof input !== 'string') v = await analyzeStream(input, { name, timelines: true })
+      else if (this.realDeps.analyzeText) v = await this.realDeps.analyzeText(input, name)
+      else v = await analyzeStream(Readable.from([input]), { name, timelines: true })
     } catch (e) {
       return { ok: false, problem: problem(file, '(file)', `cannot read the trace: ${(e as Error).message}`) }
     }

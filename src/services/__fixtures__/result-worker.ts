@@ -5,6 +5,7 @@
  */
 import { serveJobs } from '../worker-protocol'
 import type { VariantResult } from '../../shared/result'
+import { isTraceJob, runTraceJob } from '../trace-job'
 
 interface Spec {
   scenario: { variants: { name: string }[]; durationMs: number }
@@ -13,6 +14,7 @@ interface Spec {
 }
 
 serveJobs((payload, ctx) => {
+  if (isTraceJob(payload)) return runTraceJob(payload)
   const spec = payload as Spec
   const name = spec.scenario.variants[spec.variantIndex].name
   if (name === 'crash') process.exit(9)

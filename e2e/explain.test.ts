@@ -96,6 +96,51 @@ describe.skipIf(missing !== null)('timeline and explanation in Chromium', () => 
     await expect.poll(view).not.toBe(beforeWheel)
   }, 300_000)
 
+  it('keeps tooltips inside the canvas, lists the causes in the timeline\'s order and the decisions as sentences; Align with fits its card', async () => {
+    const timeline = page.getByTestId('timeline')
+    const canvas = timeline.locator('canvas')
+    await canvas.focus()
+    await page.keyboard.press('0')
+    const box = (await timeline.boundingBox())!
+    const tip = page.locator('.timeline-tip')
+    // slices at the right edge and in the lowest lanes: the tooltip flips rather than leave the canvas
+    let shown = 0
+    for (const fy of [0.92, 0.8, 0.65, 0.5, 0.35]) {
+      for (const fx of [0.995, 0.985, 0.97]) {
+        await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy)
+        if (!(await tip.isVisible())) continue
+        shown++
+        const t = (await tip.boundingBox())!
+        expect(t.x).toBeGreaterThanOrEqual(box.x)
+        expect(t.y).toBeGreaterThanOrEqual(box.y)
+        expect(t.x + t.width).toBeLessThanOrEqual(box.x + box.width + 0.5)
+        expect(t.y + t.height).toBeLessThanOrEqual(box.y + box.height + 0.5)
+        expect(await tip.textContent()).toMatch(/^\S+ ran on CPU \d+ from \S+ (ms|us|s) to \S+ (ms|us|s) \([\d.]+ us\)\.$/)
+      }
+    }
+    expect(shown, 'no slice under the pointer near the right edge').toBeGreaterThan(0)
+    await page.mouse.move(0, 0)
+
+    const panel = page.getByTestId('explain-panel')
+    const from = await panel.locator('[data-testid="explain-causes"] .cause-chip').evaluateAll((cs) => cs.map((c) => Number(c.getAttribute('data-from-ns'))))
+    expect(from.length).toBeGreaterThan(0)
+    expect(from).toEqual([...from].sort((a, b) => a - b))
+    for (const text of await panel.locator('.explain-decisions li .text').allTextContents()) expect(text).toMatch(/[.!?]$/)
+    expect(await panel.locator('.explain-sample').textContent()).toMatch(/^\S+ waited [\d.]+ us on CPU \d+ \(.*\): runnable at [\d.]+ s, running at [\d.]+ s\.$/)
+
+    // the run picker of "Align with…" stays inside its card, at 1600 px and at 1024 px
+    for (const viewport of [{ width: 1600, height: 1000 }, { width: 1024, height: 700 }]) {
+      await page.setViewportSize(viewport)
+      const pick = page.getByTestId('timeline-compare')
+      await expect.poll(() => pick.count()).toBe(1)
+      await expect.poll(async () => {
+        const [p, card] = await Promise.all([pick.boundingBox(), page.getByTestId('timeline-pane').boundingBox()])
+        return p!.x >= card!.x && p!.x + p!.width <= card!.x + card!.width
+      }, { message: `Align with… inside its card at ${viewport.width} px` }).toBe(true)
+    }
+    await page.setViewportSize({ width: 1600, height: 1000 })
+  }, 120_000)
+
   it('aligns the other variant\'s maximum below it, and exports the window as a Perfetto trace', async () => {
     const pick = page.getByTestId('timeline-compare')
     await expect.poll(() => pick.count()).toBe(1)

@@ -74,6 +74,8 @@ export interface ExplainResult {
 export interface CauseShare {
   code: string
   ns: number
+  /** When the first stretch of the wait charged to this cause began (ns; the timeline's order). */
+  fromNs?: number
 }
 
 /**

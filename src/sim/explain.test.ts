@@ -164,6 +164,10 @@ describe('explain', () => {
     }
     expect(e.decisions[e.decisions.length - 1].code).toBe('LATENCY')
     expect(e.causes.reduce((a, c) => a + c.ns, 0)).toBeCloseTo(e.sample.ranNs - e.sample.readyNs, 0)
+    // each cause says when it first held the task up: the first at its readiness, all inside the wait
+    const starts = e.causes.map((c) => c.fromNs!).sort((a, b) => a - b)
+    expect(starts[0]).toBe(e.sample.readyNs)
+    for (const f of starts) expect(f).toBeLessThan(e.sample.ranNs)
   })
 
   it('finds the same sample by index as by max, and refuses what does not exist', () => {

@@ -305,7 +305,7 @@ function buildIdleExplanation(req: IdleExplainRequest, k: Kernel, rec: Recorder,
     sample: { task: n.task(t), cpu: f.cpu, readyNs: f.startNs, ranNs: f.endNs, latencyUs: Math.round(f.endNs - f.startNs) / 1000, index: req.index ?? 0 },
     summary: parts.join(' '),
     cause: code,
-    causes: [{ code, ns: f.endNs - f.startNs }],
+    causes: [{ code, ns: f.endNs - f.startNs, fromNs: f.startNs }],
     window: { startNs: start, endNs: stop },
     cpus,
     timeline: lanesFrom(k, rec, cpus, start, stop, n),
@@ -594,12 +594,14 @@ const CAUSE_WORDS: Record<string, string> = {
 export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn: (at: number) => number): CauseShare[] {
   const t = found.task
   const share = new Map<string, number>()
+  const from = new Map<string, number>()
   let cursor = found.readyNs
   let code = 'TIMER_IRQ'
   // before its wakeup the task is not waiting for a CPU (a timer's slack, a sched_delayed entity)
   let woken = false
   const charge = (at: number, next: string): void => {
     if (at > cursor) {
+      if (!from.has(code)) from.set(code, cursor)
       share.set(code, (share.get(code) ?? 0) + (at - cursor))
       cursor = at
     }
@@ -640,7 +642,7 @@ export function attribute(inWait: DecisionRecord[], found: FoundSample, queuedOn
     }
   }
   charge(found.ranNs, code)
-  return [...share.entries()].map(([c, ns]) => ({ code: c, ns })).sort((a, b) => b.ns - a.ns || (a.code < b.code ? -1 : 1))
+  return [...share.entries()].map(([c, ns]) => ({ code: c, ns, fromNs: from.get(c)! })).sort((a, b) => b.ns - a.ns || (a.code < b.code ? -1 : 1))
 }
 
 const DEFERRALS = new Set(['RESCHED_KERNEL_SECTION', 'RESCHED_LAZY_KERNEL', 'STOPPER_DEFERRED'])

@@ -1,4 +1,4 @@
-import type { ExplainResult } from '../../../shared/explain'
+import type { CauseShare, ExplainResult } from '../../../shared/explain'
 import { h, replace } from '../dom'
 
 export interface ExplainPanelHandlers {
@@ -12,9 +12,20 @@ function t(ns: number): string {
   return `${(ns / 1e9).toFixed(6)} s`
 }
 
+/** A recorded decision's text as a sentence: it ends with a full stop (names keep their case). */
+export function sentence(text: string): string {
+  const t = text.trim()
+  return /[.!?]$/.test(t) ? t : `${t}.`
+}
+
 function d(ns: number): string {
   const a = Math.abs(ns)
   return a < 1e6 ? `${(ns / 1000).toFixed(1)} us` : `${(ns / 1e6).toFixed(2)} ms`
+}
+
+/** Causes as the timeline shows them, left to right (by when each first held the task up). */
+export function inTimeOrder(causes: readonly CauseShare[]): CauseShare[] {
+  return causes.map((c, i) => ({ c, i })).sort((a, b) => (a.c.fromNs ?? Infinity) - (b.c.fromNs ?? Infinity) || a.i - b.i).map((x) => x.c)
 }
 
 /**
@@ -60,14 +71,14 @@ export class ExplainPanel {
     replace(this.el,
       this.head(title, !e.measured),
       h('div', { class: 'explain-sample' },
-        h('strong', {}, e.sample.task), ` on CPU ${e.sample.cpu}: `,
+        h('strong', {}, e.sample.task), ` waited `,
         h('strong', { 'data-testid': 'explain-latency' }, `${e.sample.latencyUs} us`),
-        ` (${what}), runnable ${t(e.sample.readyNs)}, ran ${t(e.sample.ranNs)}`),
+        ` on CPU ${e.sample.cpu} (${what}): runnable at ${t(e.sample.readyNs)}, running at ${t(e.sample.ranNs)}.`),
       e.warning ? h('p', { class: 'notice' }, e.warning) : null,
       h('p', { class: 'explain-summary', 'data-testid': 'explain-summary' }, e.summary),
-      e.causes.length === 0 ? null : h('div', { class: 'explain-causes' },
-        h('span', { class: 'hint' }, 'The wait by cause: '),
-        e.causes.slice(0, 6).map((c) => h('span', { class: 'cause-chip', 'data-code': c.code, title: `${(100 * c.ns / total).toFixed(1)} % of the wait` },
+      e.causes.length === 0 ? null : h('div', { class: 'explain-causes', 'data-testid': 'explain-causes' },
+        h('span', { class: 'hint' }, 'The wait by cause, in the order they came: '),
+        inTimeOrder(e.causes.slice(0, 6)).map((c) => h('span', { class: 'cause-chip', 'data-code': c.code, 'data-from-ns': String(c.fromNs ?? ''), title: `${(100 * c.ns / total).toFixed(1)} % of the wait` },
           h('code', {}, c.code), ` ${d(c.ns)}`))),
       h('ol', { class: 'explain-decisions' },
         e.decisions.map((x) => h('li', {
@@ -78,7 +89,7 @@ export class ExplainPanel {
         h('span', { class: 'when' }, `${d(x.atNs - e.sample.readyNs)}`),
         h('span', { class: 'cpu' }, `CPU ${x.cpu}`),
         h('code', {}, x.code),
-        h('span', { class: 'text' }, x.text)))),
+        h('span', { class: 'text' }, sentence(x.text))))),
       h('p', { class: 'hint' }, 'Reason codes: docs/explain.md. Times are relative to the moment the task became runnable.'))
   }
 

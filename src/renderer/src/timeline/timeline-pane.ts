@@ -89,7 +89,7 @@ export class TimelinePane {
     this.el = h('section', { class: 'card timeline-pane', 'data-testid': 'timeline-pane', hidden: true },
       h('header', { class: 'timeline-head' },
         h('h3', {}, 'Timeline'),
-        h('span', { class: 'hint' }, 'wheel or +/\u2212 zoom \u00b7 drag or \u2190\u2192 pan \u00b7 0 fit \u00b7 click a slice to follow its task'),
+        h('span', { class: 'hint' }, 'Zoom with the wheel or +/\u2212, pan by dragging or with \u2190\u2192, fit with 0; click a slice to follow its task.'),
         h('span', { class: 'spacer' }),
         this.compareBox,
         h('button', { class: 'small', title: 'Zoom in', onclick: () => this.timeline.zoom(0.5) }, '+'),

@@ -164,11 +164,28 @@ export class TimelineView {
     }
     const { row, lane, i } = hit
     const l = row.lanes[lane]
-    this.tip.textContent = `${row.tasks[l.task[i]]} on CPU ${l.cpu}: ${fmtRel(l.starts[i] - row.anchorNs)} .. ${fmtRel(l.ends[i] - row.anchorNs)} (${((l.ends[i] - l.starts[i]) / 1000).toFixed(1)} us)`
-    const box = this.el.getBoundingClientRect()
-    this.tip.style.left = `${e.clientX - box.left + 12}px`
-    this.tip.style.top = `${e.clientY - box.top + 12}px`
+    this.tip.textContent = `${row.tasks[l.task[i]]} ran on CPU ${l.cpu} from ${fmtRel(l.starts[i] - row.anchorNs)} to ${fmtRel(l.ends[i] - row.anchorNs)} (${((l.ends[i] - l.starts[i]) / 1000).toFixed(1)} us).`
     this.tip.hidden = false
+    this.placeTip(e)
+  }
+
+  /**
+   * The tooltip beside the pointer, inside the canvas: below and right of it where it fits,
+   * else above or left of it (it wraps where it is wider than the canvas).
+   */
+  private placeTip(e: MouseEvent): void {
+    const box = this.el.getBoundingClientRect()
+    const x = e.clientX - box.left
+    const y = e.clientY - box.top
+    const w = this.tip.offsetWidth
+    const th = this.tip.offsetHeight
+    const W = this.el.clientWidth
+    const H = this.el.clientHeight
+    const inside = (v: number, size: number, room: number) => Math.max(2, Math.min(v, room - size - 2))
+    const left = x + 12 + w <= W - 2 ? x + 12 : x - 12 - w
+    const top = y + 12 + th <= H - 2 ? y + 12 : y - 12 - th
+    this.tip.style.left = `${inside(left, w, W)}px`
+    this.tip.style.top = `${inside(top, th, H)}px`
   }
 
   private onUp(e: MouseEvent): void {

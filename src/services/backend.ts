@@ -88,6 +88,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     try {
       return await store.get(id)
     } catch (err) {
+      // finished, but the disk refused its save: the results are in memory
+      const unsaved = runs.unsavedRun(id)
+      if (unsaved) return unsaved
       if (err instanceof RunNotFoundError || store.has(id)) throw err
       // A corrupt file was just moved aside and is now among the store's problems, which every
       // window lists after this event: say so here, not the same report a second time.

@@ -77,6 +77,10 @@ export interface RunServiceDeps {
  */
 export const MAX_ACTIVE_RUNS = 64
 
+/** Finished runs kept in memory when their save fails (a full disk), and how often it is retried. */
+export const MAX_UNSAVED_RUNS = 16
+export const UNSAVED_RETRY_MS = 30_000
+
 /**
  * Runs a scenario: expands it into variant x seed jobs, runs them on the worker pool,
  * forwards throttled progress, and saves the run (scenario text, version, seeds, results and
@@ -258,6 +262,10 @@ export class RunService {
   async shutdown(): Promise<void> {
     for (const id of this.active.keys()) this.cancel(id)
     await this.whenIdle()
+    // a last try for results a full disk refused
+    await this.retryUnsaved()
+    if (this.retryTimer) clearInterval(this.retryTimer)
+    this.retryTimer = null
   }
 
   private flushProgress(run: ActiveRun): void {
@@ -344,10 +352,58 @@ export class RunService {
       const summary = await this.deps.store.save(stored)
       this.deps.emit('run-finished', { runId: run.id, status, run: summary, errors })
       this.deps.emit('runs-changed', { reason: 'saved' })
+      void this.retryUnsaved()
     } catch (err) {
-      errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}` })
+      // a full disk: the results stay in memory (getRun still answers) and are saved again later
+      this.keepUnsaved(stored)
+      errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}; its results are kept in memory and saved again every ${Math.round(UNSAVED_RETRY_MS / 1000)} s and after the next run is saved` })
       this.deps.emit('run-finished', { runId: run.id, status: 'failed', run: null, errors })
     }
+  }
+
+  /** Finished runs whose save failed, oldest first: kept for a retry (at most MAX_UNSAVED_RUNS). */
+  private readonly unsaved = new Map<string, StoredRun>()
+  private retryTimer: NodeJS.Timeout | null = null
+  private retrying: Promise<number> | null = null
+
+  /** A finished run not saved yet (its save failed), or undefined. */
+  unsavedRun(id: string): StoredRun | undefined {
+    return this.unsaved.get(id)
+  }
+
+  private keepUnsaved(run: StoredRun): void {
+    this.unsaved.set(run.id, run)
+    while (this.unsaved.size > MAX_UNSAVED_RUNS) this.unsaved.delete(this.unsaved.keys().next().value!)
+    if (!this.retryTimer) {
+      this.retryTimer = setInterval(() => void this.retryUnsaved(), UNSAVED_RETRY_MS)
+      this.retryTimer.unref()
+    }
+  }
+
+  /** Save again the runs whose save failed; resolves with how many were saved now. */
+  retryUnsaved(): Promise<number> {
+    if (this.unsaved.size === 0) return Promise.resolve(0)
+    this.retrying ??= (async () => {
+      let saved = 0
+      for (const [id, run] of [...this.unsaved]) {
+        try {
+          await this.deps.store.save(run)
+        } catch {
+          break
+        }
+        this.unsaved.delete(id)
+        saved++
+      }
+      if (saved > 0) this.deps.emit('runs-changed', { reason: 'saved' })
+      if (this.unsaved.size === 0 && this.retryTimer) {
+        clearInterval(this.retryTimer)
+        this.retryTimer = null
+      }
+      return saved
+    })().finally(() => {
+      this.retrying = null
+    })
+    return this.retrying
   }
 }
 

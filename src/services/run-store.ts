@@ -160,6 +160,8 @@ export class RunStore {
 
   /** Read and validate a run; a corrupt file is moved aside, reported and thrown as an error. */
   async get(id: string): Promise<StoredRun> {
+    // another process may have saved it since this one last listed the folder
+    if (!this.index.has(id)) await this.refresh()
     if (!this.index.has(id)) throw new RunNotFoundError(`no saved run with id ${id}`)
     const res = await this.readRunFile(this.fileOf(id))
     if (res.ok) return res.run
@@ -176,6 +178,7 @@ export class RunStore {
   }
 
   async delete(id: string): Promise<void> {
+    if (!this.index.has(id)) await this.refresh()
     if (!this.index.has(id)) throw new RunNotFoundError(`no saved run with id ${id}`)
     await fs.rm(this.fileOf(id), { force: true })
     this.setEntry(id, null)

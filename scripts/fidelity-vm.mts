@@ -79,8 +79,8 @@ function scenarioOf(b: Bench): Scenario {
 
 /** The bench as simulated: its topology with the calibration's costs and timer delivery. */
 function simScenarioOf(b: Bench, calibrated: { costs?: Record<string, number>; noise?: Record<string, number> } | null): Scenario {
-  if (!calibrated) return scenarioOf(b)
-  const topology = { ...scenarioOf(b).topology, costs: calibrated.costs, ...(calibrated.noise ? { noise: calibrated.noise } : {}) }
+  // the guests are x86_64, which decides what a kernel profile builds in (HRTICK in tip 2026)
+  const topology = { ...scenarioOf(b).topology, arch: 'x86_64', ...(calibrated ? { costs: calibrated.costs, ...(calibrated.noise ? { noise: calibrated.noise } : {}) } : {}) }
   return parseScenario(JSON.stringify({ ...JSON.parse(scenarioText(b)), topology }), `${b.id}.json`)
 }
 

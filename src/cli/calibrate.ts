@@ -61,6 +61,11 @@ export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<num
       topology = withoutBackgroundTasks(base)
       notes.push('the measurement names no other tasks: no background tasks are modeled (perCpu, daemons, kthreads 0)')
     } else notes.push('the measurement names no other tasks: the topology\'s background noise is kept as it is')
+    if ((real as { source?: string }).source === 'vm' && topology.arch === undefined) {
+      // schedlab vm boots x86_64 guests: the arch decides what the kernel builds in (HRTICK in tip 2026)
+      topology = { ...topology, arch: 'x86_64' }
+      notes.push('the guests are x86_64: the topology says so (arch)')
+    }
   }
   // a fidelity cache has no sched_waking figures and no hackbench; calibrate --real does not
   // measure FIFO against hogs: the figures a measurement lacks are left out

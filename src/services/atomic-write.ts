@@ -60,7 +60,8 @@ export function isAtomicTemp(name: string): boolean {
   return OUR_TEMP.test(name)
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs (one of another user counts: EPERM). */
+export function alive(pid: number): boolean {
   if (pid === process.pid) return true
   try {
     process.kill(pid, 0)

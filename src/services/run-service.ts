@@ -56,6 +56,9 @@ interface ActiveRun {
   dirty: Set<string>
   timer: NodeJS.Timeout
   done: Promise<void>
+  /** The checkpoint write in flight (resolved when none), and whether another is due. */
+  checkpointing: Promise<void>
+  checkpointDue: boolean
 }
 
 export interface RunServiceDeps {
@@ -159,7 +162,7 @@ export class RunService {
       named: !!req.name?.trim(),
       scenarioName: s.name,
       durationMs: overrides.durationMs ?? s.durationMs,
-      jobs: [], canceled: false, dirty: new Set(),
+      jobs: [], canceled: false, dirty: new Set(), checkpointing: Promise.resolve(), checkpointDue: false,
       timer: setInterval(() => this.flushProgress(run), this.deps.progressIntervalMs ?? 150),
       done: Promise.resolve()
     }
@@ -291,11 +294,27 @@ export class RunService {
     job.outcome = outcome
     const state = outcome.status === 'done' ? 'done' : outcome.status === 'failed' ? 'failed' : 'canceled'
     this.deps.emit('run-job', { runId: run.id, jobId: job.info.jobId, state, error: errorOf(job) ?? undefined })
+    if (outcome.status === 'done' && run.jobs.some((j) => !j.outcome)) this.checkpoint(run)
   }
 
-  private async finish(run: ActiveRun): Promise<void> {
-    clearInterval(run.timer)
-    this.active.delete(run.id)
+  /**
+   * A run of several jobs writes what has finished (seeds, sweep cells) as it goes: a host
+   * killed meanwhile keeps them (the run store turns the checkpoint into a partial run at its
+   * next start). One write at a time; the latest state wins.
+   */
+  private checkpoint(run: ActiveRun): void {
+    if (run.checkpointDue) return
+    run.checkpointDue = true
+    run.checkpointing = run.checkpointing.then(async () => {
+      run.checkpointDue = false
+      if (!this.active.has(run.id)) return
+      const { stored } = this.build(run, run.name)
+      if (stored) await this.deps.store.saveCheckpoint(stored).catch(() => undefined)
+    })
+  }
+
+  /** The run as saved from the jobs that have ended so far (null: no result yet), named `name`. */
+  private build(run: ActiveRun, name: string): { stored: StoredRun | null; status: RunStatus; errors: JobError[] } {
     const results: VariantResult[] = []
     const errors: JobError[] = []
     for (const j of run.jobs) {
@@ -323,15 +342,12 @@ export class RunService {
     const status: RunStatus = run.canceled ? 'canceled'
       : results.length === 0 ? 'failed'
         : failed > 0 ? 'partial' : 'done'
-    if (results.length === 0) {
-      this.deps.emit('run-finished', { runId: run.id, status, run: null, errors })
-      return
-    }
+    if (results.length === 0) return { stored: null, status, errors }
     const seeds = [...new Set(run.precision ? results.map((r) => r.seed) : run.jobs.map((j) => j.info.seed))].sort((a, b) => a - b)
     const stored: StoredRun = {
       format: 1,
       id: run.id,
-      name: run.named ? run.name : runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: seeds.length }),
+      name,
       scenarioName: run.scenarioName,
       scenarioFile: run.file,
       createdAt: run.createdAt.toISOString(),
@@ -348,6 +364,20 @@ export class RunService {
       ...(run.precision ? { precision: run.precision.report } : {}),
       ...(sweep ? { sweep, kind: 'sweep' as const } : {})
     }
+    return { stored, status, errors }
+  }
+
+  private async finish(run: ActiveRun): Promise<void> {
+    clearInterval(run.timer)
+    this.active.delete(run.id)
+    await run.checkpointing
+    const { stored, status, errors } = this.build(run, run.name)
+    if (!stored) {
+      this.deps.emit('run-finished', { runId: run.id, status, run: null, errors })
+      await this.deps.store.removeCheckpoint(run.id)
+      return
+    }
+    if (!run.named) stored.name = runName(run.name, await this.lastRunOf(run), { text: run.text, durationMs: run.durationMs, seeds: stored.seeds.length })
     try {
       const summary = await this.deps.store.save(stored)
       this.deps.emit('run-finished', { runId: run.id, status, run: summary, errors })
@@ -359,6 +389,7 @@ export class RunService {
       errors.push({ variant: '*', seed: 0, kind: 'error', message: `the run could not be saved: ${(err as Error).message}; its results are kept in memory and saved again every ${Math.round(UNSAVED_RETRY_MS / 1000)} s and after the next run is saved` })
       this.deps.emit('run-finished', { runId: run.id, status: 'failed', run: null, errors })
     }
+    await this.deps.store.removeCheckpoint(run.id)
   }
 
   /** Finished runs whose save failed, oldest first: kept for a retry (at most MAX_UNSAVED_RUNS). */

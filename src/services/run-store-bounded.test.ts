@@ -5,6 +5,8 @@
  * first (it failed with "no saved run").
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ApiEventName, ApiEvents } from '../shared/ipc'
 import type { VariantResult } from '../shared/result'
 import { WorkerPool } from './worker-pool'
@@ -62,5 +64,35 @@ describe('two hosts on one folder', () => {
     await a.refresh()
     expect(a.list().map((r) => r.id)).toEqual(['run-20260101-000000-aaaaaa'])
     await expect(b.get('run-20260101-000009-cccccc')).rejects.toThrow('no saved run with id run-20260101-000009-cccccc')
+  })
+})
+
+describe('a host killed with runs in flight', () => {
+  it('keeps their finished seeds: the checkpoint becomes a partial run at the next start', async () => {
+    const t = tempDir()
+    const pool = new WorkerPool<VariantResult>({ workerPath: fixtureWorker('result-worker.ts'), execArgv: TSX_WORKER_ARGV, size: 2 })
+    const store = await RunStore.open(t.dir, new MemoryKv())
+    const runs = new RunService({ pool, store, version: '1', emit: () => undefined })
+    cleanups.push(() => t.cleanup(), () => pool.close())
+    const text = JSON.stringify({ name: 'long', topology: 'smp-2', durationMs: 50, variants: [{ name: 'base' }, { name: 'slow' }], workloads: [{ type: 'hog', name: 'w', count: 1 }] })
+    const res = runs.start({ text, file: 'long.json' })
+    if (!res.ok) throw new Error(res.problem.message)
+    // base finishes, slow runs on: the checkpoint holds base
+    const mine = join(store.runsDir, `${res.runId}.${process.pid}.checkpoint`)
+    while (!existsSync(mine)) await new Promise((r) => setTimeout(r, 10))
+    // as if its host had been killed: the same checkpoint under a pid that is gone
+    copyFileSync(mine, join(store.runsDir, `${res.runId}.999999999.checkpoint`))
+    runs.cancel(res.runId)
+    await runs.whenIdle()
+    expect(existsSync(mine)).toBe(false)
+    // the canceled run itself was saved: the recovery must not overwrite a run file, so drop it
+    rmSync(store.fileOf(res.runId))
+    const next = await RunStore.open(t.dir, new MemoryKv())
+    const kept = await next.get(res.runId)
+    expect(kept.status).toBe('partial')
+    expect(kept.results.map((r) => r.name)).toEqual(['base'])
+    expect(kept.errors.at(-1)?.message).toBe('the host stopped before the run finished: the 1 finished run(s) were kept from its checkpoint; run the scenario again for the rest')
+    expect(next.getProblems().map((p) => p.message)).toContain(`run "${kept.name}" was interrupted when its host stopped; its 1 finished run(s) are kept as a partial run`)
+    expect(readdirSync(store.runsDir).filter((n) => n.endsWith('.checkpoint'))).toEqual([])
   })
 })

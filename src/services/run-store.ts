@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { RunSummary, StoreProblem, StoredRun } from '../shared/ipc'
 import type { KeyValueStore } from './kv'
-import { isAtomicTemp, isStaleTemp, writeFileAtomic } from './atomic-write'
+import { alive, isAtomicTemp, isStaleTemp, writeFileAtomic } from './atomic-write'
 import { moveAside } from './aside'
 import { makeDirsAsync } from './data-dir'
 
@@ -158,6 +158,48 @@ export class RunStore {
     return summaryOf(run)
   }
 
+  /** A run in progress: what has finished so far, written as it goes (checkpointFile). */
+  async saveCheckpoint(run: StoredRun): Promise<void> {
+    await writeFileAtomic(this.checkpointFile(run.id), runFileText(run))
+  }
+
+  async removeCheckpoint(id: string): Promise<void> {
+    await fs.rm(this.checkpointFile(id), { force: true }).catch(() => undefined)
+  }
+
+  /** `ID.PID.checkpoint`: the writer's pid tells a run in flight from one whose host is gone. */
+  private checkpointFile(id: string, pid = process.pid): string {
+    return join(this.runsDir, `${id}.${pid}.checkpoint`)
+  }
+
+  /**
+   * Checkpoints of runs whose host stopped (killed, a power cut): each becomes a partial run of
+   * the seeds and sweep cells that had finished, and is reported, so the user can run the rest.
+   */
+  private async recoverCheckpoints(names: string[]): Promise<void> {
+    for (const name of names) {
+      const m = /^(.+)\.(\d+)\.checkpoint$/.exec(name)
+      if (!m || alive(Number(m[2]))) continue
+      const file = join(this.runsDir, name)
+      const target = this.fileOf(m[1])
+      try {
+        const parsed = runFile.safeParse(parseRunFileText(await fs.readFile(file, 'utf8')))
+        const exists = await fs.stat(target).then(() => true, () => false)
+        if (parsed.success && !exists && parsed.data.id === m[1]) {
+          const run = parsed.data as unknown as StoredRun
+          const done = run.sweep ? run.sweep.cells.reduce((n, c) => n + c.results.length, 0) : run.results.length
+          run.status = 'partial'
+          run.errors = [...run.errors, { variant: '*', seed: 0, kind: 'canceled', message: `the host stopped before the run finished: the ${done} finished run(s) were kept from its checkpoint; run the scenario again for the rest` }]
+          await writeFileAtomic(target, runFileText(run))
+          this.report({ file: target, message: `run "${run.name}" was interrupted when its host stopped; its ${done} finished run(s) are kept as a partial run` })
+        }
+        await fs.rm(file, { force: true })
+      } catch (err) {
+        this.report({ file, message: `the checkpoint ${file} cannot be recovered (${(err as Error).message}); left in place` })
+      }
+    }
+  }
+
   /** Read and validate a run; a corrupt file is moved aside, reported and thrown as an error. */
   async get(id: string): Promise<StoredRun> {
     // another process may have saved it since this one last listed the folder
@@ -301,6 +343,7 @@ export class RunStore {
     try {
       await makeDirsAsync(this.runsDir)
       await this.recoverTemps(await fs.readdir(this.runsDir))
+      await this.recoverCheckpoints(await fs.readdir(this.runsDir))
     } catch (err) {
       this.report({ file: this.runsDir, message: `the runs folder ${this.runsDir} cannot be read (${(err as Error).message}); no saved runs are listed` })
       return

@@ -281,9 +281,10 @@ export class BatchSender extends BatchWorker {
    * reader's batch at its read in flight, whose completion then decides the wakeup.
    */
   private fillsRings(k: TaskContext, n: number): void {
-    const fds = this.group.channels.length
-    for (let d = 0; d < fds && d < n; d++) {
-      const c = this.channelAt(d)
+    const chans = this.group.channels
+    const fds = chans.length
+    for (let d = 0, i = this.target; d < fds && d < n; d++, i = i + 1 === fds ? 0 : i + 1) {
+      const c = chans[i]
       const r = c.receiver
       if (r !== null && c.pipe && c.writers.size > 0 && c.slots + pagesAhead(c) >= c.maxSlots) r.cut(k, c)
     }
@@ -305,18 +306,19 @@ export class BatchSender extends BatchWorker {
     if (!this.silent(ch, true)) return 1
     // the longest run of writes that begin with room and complete silently, channel by channel:
     // the one at offset d gets writes d, d + fds, ...
-    const fds = this.group.channels.length
+    // (i: the channel at offset d, walked without a division)
+    const chans = this.group.channels
+    const fds = chans.length
     let n = Math.min(MAX_BATCH, this.left())
-    for (let d = 0; d < fds && d < n; d++) {
-      const c = this.channelAt(d)
+    for (let d = 0, i = this.target; d < fds && d < n; d++, i = i + 1 === fds ? 0 : i + 1) {
+      const c = chans[i]
       const room = c.room() - c.lazyWrites
       const byRoom = d === 0 ? (room + 1) * fds : d + room * fds
       if (byRoom < n) n = byRoom
       if (d > 0 && d < n && !this.silent(c, false)) n = d + 1
     }
-    for (let d = 0; d < fds && d < n; d++) {
-      const c = this.channelAt(d)
-      c.lazyWrites += (((n - 1 - d) / fds) | 0) + 1 - (d === 0 ? 1 : 0)
+    for (let d = 0, i = this.target; d < fds && d < n; d++, i = i + 1 === fds ? 0 : i + 1) {
+      chans[i].lazyWrites += (((n - 1 - d) / fds) | 0) + 1 - (d === 0 ? 1 : 0)
     }
     return n
   }
@@ -335,14 +337,15 @@ export class BatchSender extends BatchWorker {
     ch.place(false)
   }
   protected applyBulk(m: number): boolean {
-    const fds = this.group.channels.length
-    for (let d = 0; d < fds && d < m; d++) if (!this.silent(this.channelAt(d), d === 0)) return false
+    const chans = this.group.channels
+    const fds = chans.length
+    for (let d = 0, i = this.target; d < fds && d < m; d++, i = i + 1 === fds ? 0 : i + 1) if (!this.silent(chans[i], d === 0)) return false
     // the write in flight completes silently: a writer that waited wakes no one without waiters
     this.waited = false
     // operations applied+1 .. applied+m complete (offsets 0..m-1 from the one in flight) and
     // the ones after them begin (offsets 1..m)
-    for (let d = 0; d < fds && d <= m; d++) {
-      const c = this.channelAt(d)
+    for (let d = 0, i = this.target; d < fds && d <= m; d++, i = i + 1 === fds ? 0 : i + 1) {
+      const c = chans[i]
       // offsets 0..m-1 and 1..m congruent to d
       const done = d < m ? (((m - 1 - d) / fds) | 0) + 1 : 0
       const begun = d === 0 ? (m / fds) | 0 : (((m - d) / fds) | 0) + 1
@@ -358,12 +361,18 @@ export class BatchSender extends BatchWorker {
     return true
   }
   protected dropPlanned(from: number, to: number): void {
-    const fds = this.group.channels.length
+    const chans = this.group.channels
+    const fds = chans.length
     const a = this.applied
     const lo = from - a
     const hi = to - a - 1
-    if (hi - lo + 1 < fds) for (let j = lo; j <= hi; j++) this.channelAt(j % fds).lazyWrites--
-    else for (let d = 0; d < fds; d++) this.channelAt(d).lazyWrites -= countOn(d, fds, lo, hi)
+    if (hi - lo + 1 < fds) {
+      // offsets lo..hi, fewer than fds: each channel at most once (i: offset j's channel)
+      let i = (this.target + (lo % fds)) % fds
+      for (let j = lo; j <= hi; j++, i = i + 1 === fds ? 0 : i + 1) chans[i].lazyWrites--
+    } else {
+      for (let d = 0, i = this.target; d < fds; d++, i = i + 1 === fds ? 0 : i + 1) chans[i].lazyWrites -= countOn(d, fds, lo, hi)
+    }
   }
   protected roundDone(): boolean {
     return this.loop === this.bench.spec.loops

@@ -89,4 +89,44 @@ describe('pipe ring (fs/pipe.c)', () => {
     expect(sender?.wakeups).toBeGreaterThan(0)
     expect(sender?.wakeups).toBeLessThan(200)
   })
+  it('a coalesced batch\'s writes and reads (placeMany, consumeMany), applied page by page, leave the ring as one by one', () => {
+    const { k } = recorder()
+    // a deterministic walk over ring states: full rings, wrapped tails, half-read pages
+    let x = 12345
+    const rnd = (n: number): number => {
+      x = (x * 1103515245 + 12345) % 2147483648
+      return x % n
+    }
+    for (const [slots, perPage] of [[16, 40], [4, 3], [2, 1], [1, 5]]) {
+      const bulk = new Channel(slots * perPage, true, slots, perPage)
+      const one = new Channel(slots * perPage, true, slots, perPage)
+      const state = (c: Channel): number[] => [c.committed, c.reserved, c.slots, c.headUsed, c.tailRead, c.room(), c.full ? 1 : 0, c.writable ? 1 : 0]
+      for (let step = 0; step < 2000; step++) {
+        if (rnd(2) === 0) {
+          const n = rnd(one.room() + 1)
+          bulk.placeMany(n)
+          for (let i = 0; i < n; i++) one.place(false)
+          // the writes complete (readable), as applyBulk's completions
+          bulk.reserved -= n
+          bulk.committed += n
+          for (let i = 0; i < n; i++) one.commit(k)
+        } else {
+          const waiting = rnd(3) === 0
+          if (waiting) {
+            bulk.writers.add(1)
+            one.writers.add(1)
+          }
+          const n = rnd(one.committed + 1)
+          const woken = recorder()
+          for (let i = 0; i < n; i++) one.consume(woken.k)
+          expect(bulk.consumeMany(n)).toBe(woken.woken.length > 0)
+          if (waiting) {
+            bulk.writers.remove(1)
+            one.writers.remove(1)
+          }
+        }
+        expect(state(bulk)).toEqual(state(one))
+      }
+    }
+  })
 })

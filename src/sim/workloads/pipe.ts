@@ -105,9 +105,31 @@ export class Channel {
     return this.perPage - this.headUsed + (this.maxSlots - this.slots) * this.perPage
   }
 
-  /** `n` writes that did not wait take their places (a coalesced batch's). */
+  /**
+   * `n` writes that did not wait take their places (a coalesced batch's): as place(false) n
+   * times, page by page: they fill the head page's room, then new pages of perPage each.
+   */
   placeMany(n: number): void {
-    for (let i = 0; i < n; i++) this.place(false)
+    if (n <= 0) return
+    this.reserved += n
+    if (!this.pipe) return
+    const placed = this.placed
+    const max = this.maxSlots
+    if (this.slots > 0) {
+      const head = (this.tail + this.slots - 1) % max
+      const fit = this.perPage - placed[head]
+      if (fit > 0) {
+        const r = fit < n ? fit : n
+        placed[head] += r
+        n -= r
+      }
+    }
+    while (n > 0) {
+      const r = this.perPage < n ? this.perPage : n
+      placed[(this.tail + this.slots) % max] = r
+      this.slots++
+      n -= r
+    }
   }
 
   /** `n` reads complete that wake no one (a coalesced batch's); true if one should have woken a writer. */
@@ -116,10 +138,18 @@ export class Channel {
       this.committed -= n
       return false
     }
+    // as consume() n times without its wakeups, page by page: the tail page's unread
+    // messages (at least one: a read always advances), then the next page's
+    this.committed -= n
     let late = false
-    for (let i = 0; i < n; i++) {
-      this.committed--
-      if (++this.tailRead < this.placed[this.tail]) continue
+    while (n > 0) {
+      const unread = this.placed[this.tail] - this.tailRead
+      const need = unread > 1 ? unread : 1
+      if (n < need) {
+        this.tailRead += n
+        break
+      }
+      n -= need
       if (this.slots >= this.maxSlots && this.writers.size > 0) late = true
       this.slots--
       this.tail = (this.tail + 1) % this.maxSlots

@@ -61,3 +61,34 @@ describe('rb5: asymmetric capacity, uclamp and EAS', () => {
     })
   }
 })
+
+describe('uclamp bookkeeping from the first clamped task (sched_uclamp_used)', () => {
+  it('counting the runnable tasks only once a clamp appears gives the results and runqueue clamps of counting from the start', () => {
+    const workloads = [
+      { type: 'periodic', name: 'plain', count: 6, runUs: 700, periodUs: 3000, staggerUs: 211 },
+      { type: 'hog', name: 'hog', count: 2 },
+      // clamped tasks arrive later, on runqueues with default tasks counted lazily
+      { type: 'periodic', name: 'capped', runUs: 2000, periodUs: 7000, uclampMax: 300, delayUs: 40_000 },
+      { type: 'periodic', name: 'boost', runUs: 300, periodUs: 5000, uclampMin: 700, delayUs: 60_000 }
+    ] as WorkloadSpec[]
+    const s = quickScenario({ topology: rb5Spec(), kernel: { features: { SCHEDUTIL: true } }, durationMs: 150, workloads })
+    const sample = (fromStart: boolean) => {
+      const clamps: number[] = []
+      const run = runPlacement(s, 3, (k, fs) => {
+        fs.uclampCounting = fromStart
+        every(k, 1_000_000, 250_000, 150 * MS, () => {
+          for (let c = 0; c < k.ncpus; c++) clamps.push(fs.uclamp.get(c, 0), fs.uclamp.get(c, 1), fs.uclamp.isIdle(c) ? 1 : 0)
+        })
+      })
+      const { wallMs: _w, ...stats } = run.result.stats
+      return { clamps, result: JSON.stringify({ ...run.result, stats }), used: run.fs.uclampUsed }
+    }
+    const lazy = sample(false)
+    const counted = sample(true)
+    expect(lazy.used).toBe(true)
+    expect(lazy.result).toBe(counted.result)
+    // once the first clamped task ran (40 ms), the runqueues' clamps are the same
+    const from = 40 * 4 * 8 * 3
+    expect(lazy.clamps.slice(from)).toEqual(counted.clamps.slice(from))
+  })
+})

@@ -53,6 +53,15 @@ export class FairSched implements SchedFairSched {
   readonly eas: boolean
   readonly rateLimitNs: number
   uclampUsed = false
+  /**
+   * uclamp_rq_inc()/dec() are made from the first runnable task with a clamp on (uclampUsed:
+   * the kernel's sched_uclamp_used static key). Before it every runnable task holds the
+   * default clamps (0, 1024), whose aggregation is the same on every runqueue, busy or idle
+   * (UCLAMP_MIN 0, UCLAMP_MAX 1024; UCLAMP_FLAG_IDLE is read only once uclampUsed): only
+   * uclampActive marks who is counted, and startUclampCounting() counts them when it matters.
+   * (Set at construction, it counts from the start: the same results, eas.test.ts.)
+   */
+  uclampCounting = false
   readonly misfitTaskLoad: Float64Array
   readonly nextBalance: Float64Array
   readonly maxIdleBalanceCost: Float64Array
@@ -78,6 +87,8 @@ export class FairSched implements SchedFairSched {
   private taskCap = 0
   peltInited!: Uint8Array
   uclampActive!: Uint8Array
+  /** The CPU each runnable task was counted on in uclamp (only while uclampCounting is off). */
+  uclampCpu!: Int32Array
   pushable!: Uint8Array
   readonly levelNames: string[]
   readonly wakeMigrations: Float64Array
@@ -182,14 +193,17 @@ export class FairSched implements SchedFairSched {
     const a = new Uint8Array(cap)
     const b = new Uint8Array(cap)
     const c = new Uint8Array(cap)
+    const d = new Int32Array(cap)
     if (this.taskCap > 0) {
       a.set(this.peltInited)
       b.set(this.uclampActive)
       c.set(this.pushable)
+      d.set(this.uclampCpu)
     }
     this.peltInited = a
     this.uclampActive = b
     this.pushable = c
+    this.uclampCpu = d
     this.taskCap = cap
     this.pelt.ensureTasks(cap)
     this.idle.ensureTasks(cap)
@@ -301,17 +315,39 @@ export class FairSched implements SchedFairSched {
 
   private uclampInc(cpu: number, p: number): void {
     if (this.uclampActive[p]) return
-    this.uclampActive[p] = 1
     const min = this.uclampTask(p, UCLAMP_MIN)
     const max = this.uclampTask(p, UCLAMP_MAX)
     if (min > 0 || max < SCHED_CAPACITY_SCALE) this.uclampUsed = true
+    if (!this.uclampCounting) {
+      if (!this.uclampUsed) {
+        this.uclampActive[p] = 1
+        this.uclampCpu[p] = cpu
+        return
+      }
+      this.startUclampCounting()
+    }
+    this.uclampActive[p] = 1
     this.uclamp.inc(cpu, min, max)
   }
 
   private uclampDec(cpu: number, p: number): void {
     if (!this.uclampActive[p]) return
+    const min = this.uclampTask(p, UCLAMP_MIN)
+    const max = this.uclampTask(p, UCLAMP_MAX)
+    // a clamp set while the task was runnable: its dec is no longer the default's
+    if (!this.uclampCounting && (min > 0 || max < SCHED_CAPACITY_SCALE)) this.startUclampCounting()
     this.uclampActive[p] = 0
-    this.uclamp.dec(cpu, this.uclampTask(p, UCLAMP_MIN), this.uclampTask(p, UCLAMP_MAX))
+    if (this.uclampCounting) this.uclamp.dec(cpu, min, max)
+  }
+
+  /**
+   * Count the runnable tasks in uclamp as the incs skipped so far would have: each with the
+   * clamps it had then (the defaults: a clamp set since does not change what was counted), on
+   * the CPU it was counted on. The aggregation does not depend on the order of the incs.
+   */
+  private startUclampCounting(): void {
+    this.uclampCounting = true
+    for (let p = 0; p < this.taskCap; p++) if (this.uclampActive[p]) this.uclamp.inc(this.uclampCpu[p], 0, SCHED_CAPACITY_SCALE)
   }
 
   // ---- LoadHooks: the kernel's PELT update points ---------------------------------------------

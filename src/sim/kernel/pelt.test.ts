@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  accumulatePeltSegments, decayLoad, DO_ATTACH, DO_DETACH, LOAD_AVG_MAX, Pelt, RUNNABLE_AVG_YN_INV,
+  accumulatePeltSegments, decayLoad, DO_ATTACH, DO_DETACH, LOAD_AVG_MAX, Pelt, RUNNABLE_AVG_YN_INV, updateLoadAvg, updateLoadSum,
   UTIL_AVG_UNCHANGED
 } from './pelt'
 
@@ -248,5 +248,51 @@ describe('util_est', () => {
     expect(pelt.taskUtilEstRaw(0)).toBe(700)
     sleepWith(pelt, 900)
     expect(pelt.taskUtilEstRaw(0)).toBe(900)
+  })
+})
+
+describe('avg_rt on CPUs that run no RT task', () => {
+  it('updates skipped while avg_rt is zero and no RT task runs leave it as updating at every clock sync does', () => {
+    // reference: update_rt_rq_load_avg() at every sync, as the kernel calls it
+    const reference = (pelt: Pelt, cpu: number, running: boolean): void => {
+      const r = running ? 1 : 0
+      if (updateLoadSum(pelt.rt, cpu, pelt.rqClockPelt(cpu), r, r, r)) updateLoadAvg(pelt.rt, cpu, 1)
+    }
+    const caps = [1024, 512]
+    const lazy = new Pelt({ tasks: 1, capacityOrig: caps })
+    const every = new Pelt({ tasks: 1, capacityOrig: caps })
+    let x = 777
+    const rnd = (n: number): number => {
+      x = (x * 1103515245 + 12345) % 2147483648
+      return x % n
+    }
+    let now = 0
+    let quietAgain = 0
+    // RT bursts separated by long quiet stretches (avg_rt decays back to zero), syncs at random
+    // instants, idle entries and exits among them
+    for (let step = 0; step < 20000; step++) {
+      now += 1 + rnd(step % 5000 < 300 ? 3000 : 2_000_000)
+      const cpu = rnd(2)
+      const idle = rnd(4) === 0
+      const rt = step % 5000 < 300 && !idle && rnd(2) === 0
+      for (const p of [lazy, every]) {
+        if (idle && rnd(8) === 0) p.enterIdle(cpu, now)
+        p.updateRqClock(cpu, now, idle)
+      }
+      const wasQuiet = lazy.rtQuiet[cpu]
+      lazy.updateRtRqLoadAvg(cpu, rt)
+      reference(every, cpu, rt)
+      if (wasQuiet === 0 && lazy.rtQuiet[cpu] === 1) quietAgain++
+      const a = lazy.rt
+      const b = every.rt
+      // the skipped updates are made, as one, before the next one that may change the signal
+      if (rt || lazy.rtQuiet[cpu] === 0) {
+        expect([a.lastUpdateTime[cpu], a.periodContrib[cpu], a.loadSum[cpu], a.utilSum[cpu], a.runnableSum[cpu], a.utilAvg[cpu]])
+          .toEqual([b.lastUpdateTime[cpu], b.periodContrib[cpu], b.loadSum[cpu], b.utilSum[cpu], b.runnableSum[cpu], b.utilAvg[cpu]])
+      }
+      expect(lazy.cpuUtilRt(cpu)).toBe(every.cpuUtilRt(cpu))
+    }
+    // avg_rt decayed to zero after the bursts: the CPUs became quiet again
+    expect(quietAgain).toBeGreaterThanOrEqual(2)
   })
 })

@@ -244,6 +244,12 @@ export class Pelt {
   readonly se: SchedAvgs
   readonly cfs: SchedAvgs
   readonly rt: SchedAvgs
+  /**
+   * CPUs whose avg_rt is all zero and was only advanced with no RT task running (1), and the
+   * clock_pelt of the last such update not made (rtQuietClock): see updateRtRqLoadAvg().
+   */
+  readonly rtQuiet: Uint8Array
+  readonly rtQuietClock: Float64Array
   /** rq_clock_task at the last clock update, ns. */
   readonly clockTask: Float64Array
   readonly clockPelt: Float64Array
@@ -265,6 +271,8 @@ export class Pelt {
     this.se = new SchedAvgs(Math.max(1, opts.tasks))
     this.cfs = new SchedAvgs(n)
     this.rt = new SchedAvgs(n)
+    this.rtQuiet = new Uint8Array(n).fill(1)
+    this.rtQuietClock = new Float64Array(n)
     this.clockTask = new Float64Array(n)
     this.clockPelt = new Float64Array(n)
     this.lostIdleTime = new Float64Array(n)
@@ -476,11 +484,37 @@ export class Pelt {
     this.se.lastUpdateTime[p] = this.rqClockPelt(cpu)
   }
 
-  /** update_rt_rq_load_avg(): avg_rt tracks time the CPU ran RT tasks (lowers capacity_of). */
+  /**
+   * update_rt_rq_load_avg(): avg_rt tracks time the CPU ran RT tasks (lowers capacity_of).
+   *
+   * While avg_rt is all zero and no RT task runs (a CPU that never ran one, or whose avg_rt
+   * decayed to nothing), an update only moves last_update_time and period_contrib: zero sums
+   * decay to zero and nothing is added. Those moves compose (last_update_time advances in
+   * whole 1024-ns units from where it was, period_contrib by their count modulo 1024; clock_pelt
+   * never goes back), so the updates of such a stretch are not made one by one: the first
+   * update with an RT task running first makes the one of the last clock seen. The signal is
+   * the kernel's, update for update; only the work of the updates that change nothing but the
+   * clock is saved (on a CPU that runs no RT task, most of them: one per clock sync).
+   * Returns true when the averages were recomputed (false while quiet).
+   */
   updateRtRqLoadAvg(cpu: number, running: boolean): boolean {
+    const now = this.rqClockPelt(cpu)
+    const rt = this.rt
+    if (this.rtQuiet[cpu] !== 0) {
+      if (!running) {
+        this.rtQuietClock[cpu] = now
+        return false
+      }
+      this.rtQuiet[cpu] = 0
+      if (updateLoadSum(rt, cpu, this.rtQuietClock[cpu], 0, 0, 0)) updateLoadAvg(rt, cpu, 1)
+    }
     const r = running ? 1 : 0
-    if (updateLoadSum(this.rt, cpu, this.rqClockPelt(cpu), r, r, r)) {
-      updateLoadAvg(this.rt, cpu, 1)
+    if (updateLoadSum(rt, cpu, now, r, r, r)) {
+      updateLoadAvg(rt, cpu, 1)
+      if (!running && rt.loadSum[cpu] === 0 && rt.runnableSum[cpu] === 0 && rt.utilSum[cpu] === 0) {
+        this.rtQuiet[cpu] = 1
+        this.rtQuietClock[cpu] = now
+      }
       return true
     }
     return false

@@ -123,4 +123,23 @@ describe.skipIf(missing !== null)('statistics and sweeps in the workbench', () =
     await expect.poll(() => page.getByTestId('results-table').isVisible()).toBe(true)
     expect(await page.locator('.results .run-title').textContent()).toContain('[workloads[0].sliceUs=8000, workloads[1].groups=2]')
   })
+
+  it('draws a 1-D sweep by the tables\' n/a rule: an empty percentile chart says why; an identical line is named', async () => {
+    const text = JSON.stringify({
+      name: 'e2e sweep 1-D', topology: 'smp-2', durationMs: 40,
+      variants: [{ name: 'a' }, { name: 'b' }],
+      workloads: [{ type: 'cyclictest', periodUs: 1000 }],
+      sweep: { 'workloads[0].sliceUs': [100, 3000, 8000] }
+    }, null, 2)
+    expect(await ui.typeScenario(text)).toMatch(/✓/)
+    await ui.runAndWait('done')
+    await expect.poll(() => page.getByTestId('sweep-view').isVisible()).toBe(true)
+    // p50 of 40 samples a cell: drawn, "b" (the same kernel) dashed and named identical
+    const p50 = page.getByTestId('sweep-chart-p50')
+    await expect.poll(() => p50.getAttribute('data-drawn')).toBe('true')
+    expect(JSON.parse((await p50.getAttribute('data-legend'))!)).toContain('b (identical to a)')
+    // p99.9 needs 10000 samples: no invented axis, the reason instead
+    const p999 = page.getByTestId('sweep-chart-p99_9')
+    await expect.poll(() => p999.getByTestId('chart-empty').textContent()).toMatch(/^n\/a: \d+ samples in a cell at most, need 10000$/)
+  })
 })

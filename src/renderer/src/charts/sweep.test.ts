@@ -33,6 +33,10 @@ describe('sweep charts', () => {
     expect(hi.fill).toBe('-1')
     // 6000 samples: p99.9 is n/a, drawn as nothing
     expect(sweepLineConfig(sw, 'ct', 'p99_9', LIGHT_CHARTS).data.datasets[2].data).toEqual([null, null])
+    // a chart with nothing to draw says why instead of an invented axis, as the results charts do
+    expect(sweepLineConfig(sw, 'ct', 'p99_9', LIGHT_CHARTS).emptyNote).toBe('n/a: 6000 samples in a cell at most, need 10000')
+    expect(c.emptyNote).toBeUndefined()
+    expect(sweepLineConfig(sw, 'nothing', 'p50', LIGHT_CHARTS).emptyNote).toBe('n/a: no latency samples of nothing')
   })
 
   it('2-D: the change heatmap colours and marks only significant cells, never n/a', () => {

@@ -11,7 +11,7 @@ import { formatValue } from '../../../shared/tables'
 import { compareEstimates, PERCENTILE_OF, workloadStats, type Change, type PercentileKey } from '../../../stats/summary'
 import { formatInsufficient, type Estimate } from '../../../stats/quantile'
 import { distinctResults } from '../../../stats/replicas'
-import { colorOf, type ChartTheme } from './configs'
+import { colorOf, type ChartTheme, type EmptyNote } from './configs'
 
 export type SweepMetric = PercentileKey | 'timeSec'
 
@@ -65,7 +65,7 @@ type Pt = number | null
  * 1-D: x = the axis' values, one line per variant with its interval as a band (two invisible
  * bound lines, the upper filled down to the lower). n/a points are gaps.
  */
-export function sweepLineConfig(sw: StoredSweep, workload: string, metric: SweepMetric, theme: ChartTheme): ChartConfiguration<'line', Pt[]> {
+export function sweepLineConfig(sw: StoredSweep, workload: string, metric: SweepMetric, theme: ChartTheme): ChartConfiguration<'line', Pt[]> & EmptyNote {
   const stats = cellStats(sw, workload, metric)
   const variants = sweepVariants(sw)
   const datasets: ChartDataset<'line', Pt[]>[] = []
@@ -88,9 +88,16 @@ export function sweepLineConfig(sw: StoredSweep, workload: string, metric: Sweep
       }
     )
   })
+  // Nothing to draw under the tables' n/a rule: say so rather than draw an invented axis.
+  const all = stats.flatMap((c) => c.estimates)
+  const short = all.filter((e) => e?.insufficient).map((e) => e!.insufficient!)
+  const emptyNote = all.some(usable) ? undefined
+    : short.length > 0 ? `n/a: ${Math.max(...short.map((i) => i.samples))} samples in a cell at most, need ${short[0].need}`
+    : `n/a: no ${metric === 'timeSec' ? 'times' : 'latency samples'} of ${workload}`
   const [name] = SWEEP_METRICS.find(([k]) => k === metric) ?? [metric]
   const what = metric === 'timeSec' ? `${workload} time (s)` : `${PERCENTILE_OF[metric as PercentileKey]}th percentile of ${workload} latency (us)`
   return {
+    ...(emptyNote ? { emptyNote } : {}),
     type: 'line',
     data: { labels: sw.axes[0].values.map(label), datasets },
     options: {

@@ -73,7 +73,7 @@ describe('topology as QEMU expresses it', () => {
     expect(two).toMatchObject({ cpus: 4, sockets: 2, cores: 2, threads: 1, nodes: [{ cpus: [0, 1] }, { cpus: [2, 3] }] })
     expect(qemuTopologyArgs(two, 512)).toEqual(['-smp', '4,sockets=2,cores=2,threads=1', '-m', '512M', '-object', 'memory-backend-ram,id=mem0,size=256M', '-numa', 'node,nodeid=0,cpus=0-1,memdev=mem0', '-object', 'memory-backend-ram,id=mem1,size=256M', '-numa', 'node,nodeid=1,cpus=2-3,memdev=mem1'])
     const x86 = qemuTopology(parseScenario(JSON.stringify({ name: 'x', topology: 'x86-2s', durationMs: 100, workloads: [{ type: 'hog', name: 'h' }] }), 'x.json').topology)
-    expect(x86).toMatchObject({ cpus: 32, sockets: 2, cores: 8, threads: 2 })
+    expect(x86).toMatchObject({ cpus: 80, sockets: 2, cores: 20, threads: 2 })
     expect(x86.nodes).toHaveLength(2)
     expect(x86.distances).toContainEqual({ src: 0, dst: 1, val: 21 })
   })

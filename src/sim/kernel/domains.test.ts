@@ -57,12 +57,12 @@ describe('sched domains', () => {
   it('x86-2s: SMT, MC (socket LLC), NUMA; PKG and NODE degenerate', () => {
     const d = buildSchedDomains(resolveTopology('x86-2s'))
     const c = chain(d.sd[0])
-    expect(c.map((s) => `${s.name}:${s.spanWeight}`)).toEqual(['SMT:2', 'MC:16', 'NUMA:32'])
+    expect(c.map((s) => `${s.name}:${s.spanWeight}`)).toEqual(['SMT:2', 'MC:40', 'NUMA:80'])
     const [smt, mc, numa] = c
     expect(smt.flags & SD_SHARE_CPUCAPACITY).toBeTruthy()
     expect(smt.imbalancePct).toBe(110)
     expect(smt.cacheNiceTries).toBe(0)
-    expect(mc.groups).toHaveLength(8)
+    expect(mc.groups).toHaveLength(20)
     expect(mc.groups[0].cores).toBe(1)
     expect(mc.groups[0].flags & SD_SHARE_CPUCAPACITY).toBeTruthy()
     expect(numa.flags & (SD_NUMA | SD_SERIALIZE)).toBe(SD_NUMA | SD_SERIALIZE)
@@ -70,9 +70,9 @@ describe('sched domains', () => {
     // Distance 21 <= node_reclaim_distance: wake-affine and fork balancing stay.
     expect(numa.flags & (SD_WAKE_AFFINE | SD_BALANCE_FORK)).toBe(SD_WAKE_AFFINE | SD_BALANCE_FORK)
     expect(numa.cacheNiceTries).toBe(2)
-    expect(numa.groups.map((g) => g.weight)).toEqual([16, 16])
+    expect(numa.groups.map((g) => g.weight)).toEqual([40, 40])
     // One LLC per node: 1/8 of the node may stay imbalanced.
-    expect(numa.imbNumaNr).toBe(2)
+    expect(numa.imbNumaNr).toBe(5)
     expect(d.sdNuma[0]).toBe(numa)
     expect(d.smtMask[5]).toEqual(Int32Array.of(4, 5))
   })

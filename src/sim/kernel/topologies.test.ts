@@ -45,14 +45,14 @@ describe('topology presets', () => {
     expect(t.asymCapacity).toBe(false)
   })
 
-  it('x86-2s: 2 sockets x 8 cores x SMT2, one node per socket', () => {
+  it('x86-2s: 2 sockets x 20 cores x SMT2, one node per socket', () => {
     const t = resolveTopology('x86-2s')
-    expect(t.cpus).toHaveLength(32)
+    expect(t.cpus).toHaveLength(80)
     expect(t.smt).toBe(true)
-    expect(new Set(t.cpus.map((c) => c.core)).size).toBe(16)
+    expect(new Set(t.cpus.map((c) => c.core)).size).toBe(40)
     expect(t.nodes).toBe(2)
-    expect(t.cpus[15].node).toBe(0)
-    expect(t.cpus[16].node).toBe(1)
+    expect(t.cpus[39].node).toBe(0)
+    expect(t.cpus[40].node).toBe(1)
   })
 
   it('power11-160: 4 nodes of 40 CPUs, SMT8 cores scheduled as SMT4 small cores', () => {

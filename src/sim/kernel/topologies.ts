@@ -135,7 +135,7 @@ const SKX_CSTATES: IdleStateSpec[] = [
 export function x86TwoSocketSpec(): TopologySpec {
   const socket = (s: number): ClusterSpec => ({
     name: `socket${s}`,
-    cpus: 16,
+    cpus: 40,
     capacity: 1024,
     smt: 2,
     package: s,
@@ -145,9 +145,11 @@ export function x86TwoSocketSpec(): TopologySpec {
   return {
     name: 'x86-2s',
     arch: 'x86_64',
-    description: 'Two-socket x86 server: 2 sockets x 8 cores x SMT2 = 32 CPUs, one LLC and NUMA node per socket',
+    description: 'Two-socket x86 server: 2 sockets x 20 cores x SMT2 = 80 CPUs, one LLC and NUMA node per socket',
     source:
-      'Generic 2-socket Xeon layout (stated estimate). Idle states: intel_idle skx_cstates (C1 2/2, C1E ' +
+      'Seed 003\'s 2-socket machine: mmtests\' config-scheduler-unbound runs hackbench up to NUMCPUS x 4 groups, ' +
+      'capped at 296, and the letter\'s rows reach 296, so the machine has at least 74 CPUs; 2 x 20 cores x SMT2 ' +
+      'is the smallest common 2-socket Xeon layout with that many (stated estimate). Idle states: intel_idle skx_cstates (C1 2/2, C1E ' +
       '10/20, C6 133/600 us). SLIT distance 21 between sockets (typical firmware value). CPUs are numbered ' +
       'with SMT siblings adjacent (Linux on x86 usually enumerates siblings N apart; only the numbering differs).',
     numaDistance: [

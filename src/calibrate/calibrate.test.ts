@@ -173,4 +173,16 @@ describe('calibrate --from a fidelity:real cache', () => {
     const bg = s.workloads.find((w) => w.type === 'noise') as unknown as Record<string, number>
     expect(bg).toMatchObject({ perCpu: 0, daemons: 0, kthreads: 0, timerDelayUs: 3 })
   })
+  it('--published fits a board preset to its thread\'s baseline rows only, and refuses a topology without tables', async () => {
+    const { publishedSuiteFor } = await import('./suites')
+    const x86 = publishedSuiteFor('x86-2s')!
+    const plan = x86.scenarios({ name: 'x86-2s', clusters: [] })
+    expect(plan.map((p) => p.metrics.map((m) => m.variant))).toEqual([['vanilla'], ['vanilla'], ['vanilla']])
+    expect(plan.map((p) => p.metrics[0].published)).toEqual([0.2657, 1.15, 3.5023])
+    expect(publishedSuiteFor('rb5')?.description).toMatch(/seed 000 hackbench/)
+    const { calibrateCommand } = await import('../cli/calibrate')
+    const { memoryIo } = await import('../cli/io')
+    await expect(calibrateCommand({ topology: 'smp-2', source: 'published', json: false, check: true }, memoryIo({}))).rejects.toThrow(/no published tables for the topology "smp-2"/)
+  })
 })
+

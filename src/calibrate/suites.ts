@@ -8,8 +8,9 @@
  *   refill; the background noise (kernel threads, daemons) is read from the real trace's
  *   foreign tasks; the timer delivery delay (mean and spread of its lognormal) and the vCPU
  *   stalls are fitted to the lone cyclictest's distribution (p50, p90, p99, p99.9).
- * - "published": the RB5 of the seed threads, from their tables (seed 000's hackbench
- *   baseline and patched times, seed 002's cyclictest median and p90).
+ * - "published": a board preset from its thread's tables: the RB5 (seed 000's hackbench
+ *   baseline and patched times, seed 002's cyclictest median and p90), the 2-socket x86 (seed
+ *   003's vanilla hackbench-process-pipes times).
  */
 import type { VariantResult } from '../shared/result'
 import type { BackgroundNoiseSpec, CostsSpec, TopologySpec } from '../sim/kernel/topology-types'
@@ -241,6 +242,44 @@ export const PUBLISHED_RB5_SUITE: Suite = {
       ]
     }
   ]
+}
+
+/**
+ * Seed 003's vanilla hackbench-process-pipes rows used for the x86-2s fit (the baseline column
+ * only: NEXT_BUDDY v4's column is what the model must predict). mmtests runs 10000 loops; the
+ * fit runs 100 and scales the time by 100.
+ */
+const X86_PIPES: [groups: number, base: number][] = [[1, 0.2657], [12, 1.15], [48, 3.5023]]
+const X86_SCALE = 100
+
+/** The 2-socket x86 of seed 003, from its vanilla hackbench-process-pipes times. */
+export const PUBLISHED_X86_SUITE: Suite = {
+  name: 'published',
+  description: 'x86-2s from seed 003: vanilla hackbench-process-pipes at 1, 12 and 48 groups (mmtests, 10000 loops; simulated at 100 and scaled), the baseline column only',
+  seeds: 1,
+  params: [
+    { name: 'contextSwitchUs', init: 3, min: 0.1, max: 20 },
+    { name: 'hackbenchUs', init: 1.2, min: 0.05, max: 20 },
+    { name: 'coldSwitchUs', init: 2, min: 0, max: 60 }
+  ],
+  apply: applyParams,
+  scenarios: () => X86_PIPES.map(([groups, base]): SuiteScenario => ({
+    scenario: {
+      name: `hackbench process pipes, ${groups} groups`,
+      kernel: { hz: 250 },
+      durationMs: 60_000,
+      variants: [{ name: 'vanilla' }],
+      workloads: [{ type: 'hackbench', name: 'hackbench', groups, mode: 'process', ipc: 'pipe', loops: 10000 / X86_SCALE }]
+    },
+    metrics: [{ name: `hackbench pipes ${groups} groups, vanilla, s`, variant: 'vanilla', read: (r) => (workload(r, 'hackbench').timeSec ?? NaN) * X86_SCALE, published: base, source: `seed 003 hackbench-process-pipes, ${groups}` }]
+  }))
+}
+
+/** The published suite of a board preset: its thread's baseline tables. */
+export function publishedSuiteFor(topology: string): Suite | null {
+  if (topology === 'rb5') return PUBLISHED_RB5_SUITE
+  if (topology === 'x86-2s') return PUBLISHED_X86_SUITE
+  return null
 }
 
 export const SUITES: Record<string, Suite> = { real: REAL_SUITE, published: PUBLISHED_RB5_SUITE, vm: VM_SUITE }

@@ -9,7 +9,7 @@ import { expandRuns, type Scenario } from '../sim/scenario'
 import type { TopologySpec } from '../sim/kernel/topology-types'
 import { EMPTY_LATENCY, type RunOutput, type VariantResult } from '../shared/result'
 import { fit, residualsOf, type FitResult, type Target } from '../calibrate/fit'
-import { SUITES, type Metric, type Suite } from '../calibrate/suites'
+import { publishedSuiteFor, SUITES, type Metric, type Suite } from '../calibrate/suites'
 import { noiseFromReal } from '../calibrate/noise'
 
 /**
@@ -30,7 +30,9 @@ export function withoutBackgroundTasks(base: TopologySpec): TopologySpec {
 
 export async function calibrateCommand(a: CalibrateArgs, io: CliIo): Promise<number> {
   const fromResult = a.source === 'from' && !isDirectory(a.from!) ? readRealResult(a.from!, io) : null
-  const suite: Suite = SUITES[a.source === 'published' ? 'published' : a.source === 'vm' || fromResult?.source === 'vm' ? 'vm' : 'real']
+  const published = a.source === 'published' ? publishedSuiteFor(a.topology) : null
+  if (a.source === 'published' && published === null) throw new InputError(`calibrate --published: no published tables for the topology "${a.topology}" (rb5: seeds 000-002; x86-2s: seed 003)`)
+  const suite: Suite = published ?? SUITES[a.source === 'vm' || fromResult?.source === 'vm' ? 'vm' : 'real']
   for (const n of a.params ?? []) if (!suite.params.some((p) => p.name === n)) throw new InputError(`calibrate --params: "${n}" is not a parameter of the suite "${suite.name}" (${suite.params.map((p) => p.name).join(', ')})`)
   const base = topologyOf(a.topology, io)
   let topology: TopologySpec = base

@@ -4,7 +4,8 @@
  * Order: time, then the instant the event was posted (`clock`, set by the owner as time goes
  * on), then target, then insertion sequence, so events at the same instant posted at the same
  * instant run in a fixed order by target (a CPU; a task for timers), and in posting order for
- * one target. Posting happens at non-decreasing instants, so the posting instant only matters
+ * one target. Target and sequence compare as one packed key, target x 2^32 + sequence (targets
+ * below 2^20 in magnitude; the sequence is renumbered, order kept, before it reaches 2^32). Posting happens at non-decreasing instants, so the posting instant only matters
  * for an event posted on behalf of a later one (`pushPosted`): a coalesced batch's completion
  * sorts among same-instant events as its last operation's would have, had it been posted when
  * that operation began (programs.ts armRunDone).
@@ -17,12 +18,15 @@
  * (every switch, every frequency change) does not leave a stale event behind and the heap
  * holds the live events only, plus at most one cancelled event per slot.
  */
+/** Sequence numbers per target in the packed key (see EventQueue). */
+const SEQ_SPAN = 2 ** 32
+
 export class EventQueue {
   private time: Float64Array
   private at: Float64Array
-  private seq: Float64Array
+  /** target x SEQ_SPAN + sequence: the last two levels of the order in one comparison. */
+  private key: Float64Array
   private kind: Int32Array
-  private target: Int32Array
   private gen: Int32Array
   /** Slot of each heap entry (-1: none) and heap position of each slot (-1: absent). */
   private slot: Int32Array
@@ -41,12 +45,15 @@ export class EventQueue {
   popTarget = 0
   popGen = 0
 
-  constructor(capacity = 1024) {
+  /**
+   * @param seqLimit the sequence number that triggers renumbering (tests lower it; at most
+   *   SEQ_SPAN)
+   */
+  constructor(capacity = 1024, private readonly seqLimit = SEQ_SPAN) {
     this.time = new Float64Array(capacity)
     this.at = new Float64Array(capacity)
-    this.seq = new Float64Array(capacity)
+    this.key = new Float64Array(capacity)
     this.kind = new Int32Array(capacity)
-    this.target = new Int32Array(capacity)
     this.gen = new Int32Array(capacity)
     this.slot = new Int32Array(capacity)
     this.posOf = new Int32Array(64).fill(-1)
@@ -66,18 +73,35 @@ export class EventQueue {
   }
 
   peekTarget(): number {
-    return this.target[0]
+    return Math.floor(this.key[0] / SEQ_SPAN)
   }
 
   push(t: number, kind: number, target: number, gen: number): void {
     if (this.n === this.time.length) this.grow()
-    this.siftUp(this.n++, t, this.clock, target, this.nextSeq++, kind, gen, -1)
+    this.siftUp(this.n++, t, this.clock, this.keyOf(target), kind, gen, -1)
   }
 
   /** push() as if posted at `postedAt` instead of now. */
   pushPosted(t: number, kind: number, target: number, gen: number, postedAt: number): void {
     if (this.n === this.time.length) this.grow()
-    this.siftUp(this.n++, t, postedAt, target, this.nextSeq++, kind, gen, -1)
+    this.siftUp(this.n++, t, postedAt, this.keyOf(target), kind, gen, -1)
+  }
+
+  /** The packed key of a new event for `target`: later than every event posted before. */
+  private keyOf(target: number): number {
+    if (this.nextSeq >= this.seqLimit) this.renumber()
+    return target * SEQ_SPAN + this.nextSeq++
+  }
+
+  /** Sequence numbers 0..n-1 for the events held, in their order: the heap stays as it is. */
+  private renumber(): void {
+    const idx = Array.from({ length: this.n }, (_, i) => i)
+    const seqOf = (i: number): number => this.key[i] - Math.floor(this.key[i] / SEQ_SPAN) * SEQ_SPAN
+    idx.sort((a, b) => seqOf(a) - seqOf(b))
+    idx.forEach((i, rank) => {
+      this.key[i] = Math.floor(this.key[i] / SEQ_SPAN) * SEQ_SPAN + rank
+    })
+    this.nextSeq = this.n
   }
 
   /** pushPosted() under `slot` (>= 0): replaces the event the slot holds, if any. */
@@ -87,19 +111,19 @@ export class EventQueue {
       p.set(this.posOf)
       this.posOf = p
     }
-    const s = this.nextSeq++
+    const key = this.keyOf(target)
     const i = this.posOf[slot]
     if (i < 0) {
       if (this.n === this.time.length) this.grow()
-      this.siftUp(this.n++, t, postedAt, target, s, kind, gen, slot)
+      this.siftUp(this.n++, t, postedAt, key, kind, gen, slot)
       return
     }
     // the replaced event was earlier than the new one: it can only move down, else up
     const ot = this.time[i]
-    if (ot < t || (ot === t && (this.at[i] < postedAt || (this.at[i] === postedAt && (this.target[i] < target || (this.target[i] === target && this.seq[i] < s)))))) {
-      this.siftDown(i, t, postedAt, target, s, kind, gen, slot)
+    if (ot < t || (ot === t && (this.at[i] < postedAt || (this.at[i] === postedAt && this.key[i] < key)))) {
+      this.siftDown(i, t, postedAt, key, kind, gen, slot)
     } else {
-      this.siftUp(i, t, postedAt, target, s, kind, gen, slot)
+      this.siftUp(i, t, postedAt, key, kind, gen, slot)
     }
   }
 
@@ -109,13 +133,13 @@ export class EventQueue {
     this.popTime = this.time[0]
     this.popPosted = this.at[0]
     this.popKind = this.kind[0]
-    this.popTarget = this.target[0]
+    this.popTarget = Math.floor(this.key[0] / SEQ_SPAN)
     this.popGen = this.gen[0]
     const sl = this.slot[0]
     if (sl >= 0) this.posOf[sl] = -1
     const last = --this.n
     if (last === 0) return true
-    this.siftDown(0, this.time[last], this.at[last], this.target[last], this.seq[last], this.kind[last], this.gen[last], this.slot[last])
+    this.siftDown(0, this.time[last], this.at[last], this.key[last], this.kind[last], this.gen[last], this.slot[last])
     return true
   }
 
@@ -125,45 +149,42 @@ export class EventQueue {
   }
 
   /** Place an event at hole i, moving it up (sift up with a hole instead of swaps). */
-  private siftUp(i: number, t: number, a: number, tg: number, s: number, k: number, g: number, sl: number): void {
+  private siftUp(i: number, t: number, a: number, ky: number, k: number, g: number, sl: number): void {
     const time = this.time
     const at = this.at
-    const target = this.target
-    const seq = this.seq
+    const key = this.key
     while (i > 0) {
       const p = (i - 1) >> 1
       const pt = time[p]
-      if (pt < t || (pt === t && (at[p] < a || (at[p] === a && (target[p] < tg || (target[p] === tg && seq[p] < s)))))) break
+      if (pt < t || (pt === t && (at[p] < a || (at[p] === a && key[p] < ky)))) break
       this.move(p, i)
       i = p
     }
-    this.put(i, t, a, tg, s, k, g, sl)
+    this.put(i, t, a, ky, k, g, sl)
   }
 
   /** Place an event at hole i, moving it down. */
-  private siftDown(i: number, t: number, a: number, tg: number, s: number, k: number, g: number, sl: number): void {
+  private siftDown(i: number, t: number, a: number, ky: number, k: number, g: number, sl: number): void {
     const time = this.time
     const at = this.at
-    const target = this.target
-    const seq = this.seq
+    const key = this.key
     const n = this.n
     const half = n >> 1
     while (i < half) {
       let c = 2 * i + 1
       const r = c + 1
-      if (r < n && (time[r] < time[c] || (time[r] === time[c] && (at[r] < at[c] || (at[r] === at[c] && (target[r] < target[c] || (target[r] === target[c] && seq[r] < seq[c]))))))) c = r
-      if (t < time[c] || (t === time[c] && (a < at[c] || (a === at[c] && (tg < target[c] || (tg === target[c] && s < seq[c])))))) break
+      if (r < n && (time[r] < time[c] || (time[r] === time[c] && (at[r] < at[c] || (at[r] === at[c] && key[r] < key[c]))))) c = r
+      if (t < time[c] || (t === time[c] && (a < at[c] || (a === at[c] && ky < key[c])))) break
       this.move(c, i)
       i = c
     }
-    this.put(i, t, a, tg, s, k, g, sl)
+    this.put(i, t, a, ky, k, g, sl)
   }
 
-  private put(i: number, t: number, a: number, tg: number, s: number, k: number, g: number, sl: number): void {
+  private put(i: number, t: number, a: number, ky: number, k: number, g: number, sl: number): void {
     this.time[i] = t
     this.at[i] = a
-    this.target[i] = tg
-    this.seq[i] = s
+    this.key[i] = ky
     this.kind[i] = k
     this.gen[i] = g
     this.slot[i] = sl
@@ -173,9 +194,8 @@ export class EventQueue {
   private move(from: number, to: number): void {
     this.time[to] = this.time[from]
     this.at[to] = this.at[from]
-    this.seq[to] = this.seq[from]
+    this.key[to] = this.key[from]
     this.kind[to] = this.kind[from]
-    this.target[to] = this.target[from]
     this.gen[to] = this.gen[from]
     const sl = this.slot[from]
     this.slot[to] = sl
@@ -188,9 +208,8 @@ export class EventQueue {
     const i32 = (a: Int32Array): Int32Array => { const b = new Int32Array(cap); b.set(a); return b }
     this.time = f64(this.time)
     this.at = f64(this.at)
-    this.seq = f64(this.seq)
+    this.key = f64(this.key)
     this.kind = i32(this.kind)
-    this.target = i32(this.target)
     this.gen = i32(this.gen)
     this.slot = i32(this.slot)
   }

@@ -119,6 +119,21 @@ describe('web host limits', () => {
     expect(answers[0].ok).toBe(true)
   })
 
+  it('calls beyond the bytes in flight of the host are refused, whichever connection sends them', async () => {
+    const host = await setup({ maxBytesInFlight: 1024 * 1024 })
+    const a = await connect(host)
+    const b = await connect(host)
+    const trace = Array.from({ length: 6000 }, (_, i) => `          <idle>-0     [000] d..2.  ${(100 + i / 1000).toFixed(6)}: sched_switch: prev_comm=swapper prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=${5 + (i % 7)} next_prio=120`).join('\n')
+    expect(trace.length).toBeGreaterThan(600 * 1024)
+    const [first, second] = await Promise.all([
+      burst(a, [{ method: 'importTrace', args: [trace, 't.txt'] }]),
+      burst(b, [{ method: 'importTrace', args: [trace, 't.txt'] }])
+    ])
+    const answers = [...first, ...second]
+    expect(answers.filter((x) => x.ok)).toHaveLength(1)
+    expect(answers.find((x) => !x.ok)?.error).toBe('refused: the host is busy with 1 MB of calls not yet answered (the limit is 1 MB); try again')
+  })
+
   it('runs beyond the limit per connection are refused; after they finish, more start', async () => {
     const host = await setup({ maxRunsPerConnection: 2 })
     const ws = await connect(host)

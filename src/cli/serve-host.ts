@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { rendererCsp } from '../shared/csp'
 import { SERVICE_ARGS } from '../shared/ipc-schemas'
-import { MAX_MESSAGE_BYTES } from '../shared/limits'
+import { formatMb, MAX_MESSAGE_BYTES } from '../shared/limits'
 import type { Backend } from '../services/backend'
 import { createDispatcher } from '../services/dispatch'
 import { MIME, parseTarget, servedFile } from '../services/static-files'
@@ -43,6 +43,8 @@ export interface WebHostLimits {
   headersTimeoutMs: number
   /** Bytes waiting to be sent to one WebSocket: a client that does not read is closed beyond it. */
   maxBufferedBytes: number
+  /** Bytes of the messages whose calls are unanswered, all connections together. */
+  maxBytesInFlight: number
 }
 
 export const DEFAULT_WEB_HOST_LIMITS: WebHostLimits = {
@@ -51,7 +53,9 @@ export const DEFAULT_WEB_HOST_LIMITS: WebHostLimits = {
   maxCallsInFlight: 32,
   maxRunsPerConnection: 16,
   headersTimeoutMs: 5000,
-  maxBufferedBytes: 64 * 1024 * 1024
+  maxBufferedBytes: 64 * 1024 * 1024,
+  // four scenarios at the 16 MB limit, JSON-escaped; ten clients sending 30 MB each peaked at 1.6 GB
+  maxBytesInFlight: 4 * MAX_MESSAGE_BYTES
 }
 
 const RUN_METHODS = new Set(['startRun', 'startRealRun', 'startVmRun'])
@@ -201,6 +205,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
   })
 
+  /** Bytes of the messages whose calls are unanswered (maxBytesInFlight). */
+  let bytesInFlight = 0
+
   /** Runs each WebSocket started that have not finished (run ids), and its start calls in flight. */
   const runsOf = new Map<WebSocket, { runs: Set<string>; starting: number }>()
 
@@ -238,6 +245,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       sendTo(ws, text)
     }
     ws.on('message', (data, isBinary) => {
+      const size = (data as Buffer).length ?? 0
       const msg = isBinary ? { id: null, error: 'binary messages are not part of the protocol' } : parseClientMessage(data.toString())
       if (!msg.call) return reply({ id: msg.id, ok: false, error: `invalid message: ${msg.error}` })
       const { method, args } = msg.call
@@ -247,6 +255,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       if (startsRun && mine.runs.size + mine.starting >= lim.maxRunsPerConnection) {
         return reply({ id, ok: false, error: `refused: this connection has ${lim.maxRunsPerConnection} runs queued or running (the limit per connection); wait for one to finish or cancel one` })
       }
+      if (bytesInFlight > 0 && bytesInFlight + size > lim.maxBytesInFlight) {
+        return reply({ id, ok: false, error: `refused: the host is busy with ${formatMb(bytesInFlight)} of calls not yet answered (the limit is ${formatMb(lim.maxBytesInFlight)}); try again` })
+      }
+      bytesInFlight += size
       inFlight++
       if (startsRun) mine.starting++
       dispatch(method, args).then(
@@ -257,6 +269,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
         },
         (err: unknown) => reply({ id, ok: false, error: err instanceof Error ? err.message : String(err) })
       ).finally(() => {
+        bytesInFlight -= size
         inFlight--
         if (startsRun) mine.starting--
       })

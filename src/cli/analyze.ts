@@ -14,6 +14,7 @@ export async function analyzeCommand(a: { file: string; workloads: string[]; jso
   })
   if (a.file !== '-' && !io.exists(a.file)) throw new InputError(`${a.file}: no such file`)
   const name = a.file === '-' ? 'stdin' : basename(a.file)
+  if (a.out) io.mkdirp(a.out)
   let v: TraceVariantResult
   try {
     v = await analyzeStream(io.readStream(a.file, a.maxTraceMb), { name, workloads })

@@ -141,6 +141,16 @@ describe('output folders', () => {
     })
   }
 
+  for (const cmd of ['run', 'compare', 'sweep']) {
+    it(`${cmd} --out /proc/x: exit 2 before any simulation`, async () => {
+      const f = join(dir, `${cmd}.json`)
+      writeFileSync(f, JSON.stringify({ name: 's', topology: 'smp-2', durationMs: 20, variants: [{ name: 'a' }, { name: 'b' }], workloads: [{ type: 'hog', name: 'h' }], sweep: { durationMs: [20, 30] } }))
+      const r = await cli([cmd, f, '--out', '/proc/schedlab-x'], diskIo())
+      expect(r.code, r.err).toBe(2)
+      expect(r.err).toContain('cannot create the folder /proc/schedlab-x: this file system takes no new folders')
+    })
+  }
+
   it('serve --data-dir /proc/x: exit 2', async () => {
     const { serveCommand } = await import('./serve')
     const errs: string[] = []

@@ -168,6 +168,8 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
   const { scenario, runs } = planRuns(a, io)
   let extra: { precision?: PrecisionReport } = {}
   let variants: VariantResult[]
+  // the output folder before any simulation: a folder that cannot be made fails in a moment, not after the runs
+  if (a.out) io.mkdirp(a.out)
   if (a.precision) {
     if (a.trace) throw new InputError('--precision and --trace exclude each other (trace one seed with --seed N)')
     const p = await runPrecision(a, a.precision, scenario, runs, io, simulate)
@@ -185,6 +187,7 @@ export async function runCommand(a: RunArgs, io: CliIo, simulate?: SimulateFn): 
 export async function compareCommand(a: CompareArgs, io: CliIo, simulate?: SimulateFn): Promise<number> {
   const { scenario, runs } = planRuns(a, io)
   const names = [...new Set(runs.map((r) => r.variant))]
+  if (a.out) io.mkdirp(a.out)
   const results = await executeRuns(runs, io, simulate, a.trace ? { traceDir: a.out ?? '.', traceFormat: a.traceFormat } : poolOptions(a))
   if (a.out) writeOut(a.out, scenario, { scenario: scenario.name, variants: results }, io)
   let c

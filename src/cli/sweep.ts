@@ -73,6 +73,7 @@ export async function sweepCommand(a: SweepArgs, io: CliIo, simulate?: SimulateF
   if (refusals.length > 0) throw new ScenarioError(p.file, refusals.map((message) => ({ path: '(sweep)', message: `${message}; or run it in shards (--shard I/N, --slurm)` })))
   const shardText = a.shard ? `shard ${a.shard}: ` : ''
   io.err(`sweep: ${shardText}${p.chosen.length} of ${p.total} cells, ${specs.length} runs\n`)
+  if (a.out) io.mkdirp(a.out)
   const ex = makeExecutor(simulate, cliLimits(a))
   let results
   try {

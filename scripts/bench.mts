@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url'
 import { availableParallelism } from 'node:os'
 import { simulateDetailed } from '../src/sim/index'
 import { quickScenario } from '../src/sim/testing'
+import { MMTESTS_HACKBENCH_LOOPS } from '../src/calibrate/suites'
 import { BENCH_SCENARIOS } from '../src/sim/bench-scenarios'
 import { EventQueue } from '../src/sim/engine/event-queue'
 import { Prng } from '../src/sim/engine/prng'
@@ -50,7 +51,7 @@ const BOARD_RUN: Record<string, { sec: number; sets: Record<string, number> }> =
   // fidelity report's 1-group rows (scripts/fidelity/cases.ts), 0.80 s simulated
   'hackbench-groups-rb5': { sec: 0.863, sets: { 'workloads[0].loops': 4000 } },
   // seed 003: 1 group, process pipes, vanilla; mmtests runs -l 10000 (docs/fidelity.md, row 7)
-  'hackbench-next-buddy-x86': { sec: 0.2657, sets: { 'workloads[0].loops': 10000 } }
+  'hackbench-next-buddy-x86': { sec: 0.2657, sets: { 'workloads[0].loops': MMTESTS_HACKBENCH_LOOPS } }
 }
 
 // ---------------------------------------------------------------------------------------------

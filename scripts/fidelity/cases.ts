@@ -4,6 +4,7 @@
  * simulated results.
  */
 import type { VariantResult } from '../../src/shared/result'
+import { MMTESTS_HACKBENCH_LOOPS, SEED003_SIM_LOOPS } from '../../src/calibrate/suites'
 
 export interface Case {
   /** Published table key: "<seed>/<table>" (see published.ts). */
@@ -112,13 +113,13 @@ function hackbench003(ipc: 'pipe' | 'socket'): Case[] {
   return GROUPS_003.map((g) => ({
     table: `003/hackbench-process-${ipc}s`,
     preset: 'hackbench-next-buddy-x86',
-    sets: { 'workloads[0].groups': g, 'workloads[0].ipc': ipc, 'workloads[0].loops': 100 },
+    sets: { 'workloads[0].groups': g, 'workloads[0].ipc': ipc, 'workloads[0].loops': SEED003_SIM_LOOPS },
     baseline: 'vanilla',
     patched: 'next-buddy-v4',
     seeds: g > 100 ? 2 : 3,
     rows: [String(g)],
     value: (_r: string, runs: VariantResult[]) => hackbenchTime(runs),
-    scale: { factor: 100, why: '100 loops simulated, times scaled to mmtests\' 10000' }
+    scale: { factor: MMTESTS_HACKBENCH_LOOPS / SEED003_SIM_LOOPS, why: `${SEED003_SIM_LOOPS} loops simulated, times scaled to mmtests' ${MMTESTS_HACKBENCH_LOOPS}` }
   }))
 }
 

@@ -250,7 +250,11 @@ export const PUBLISHED_RB5_SUITE: Suite = {
  * fit runs 100 and scales the time by 100.
  */
 const X86_PIPES: [groups: number, base: number][] = [[1, 0.2657], [12, 1.15], [48, 3.5023]]
-const X86_SCALE = 100
+/** mmtests' config-scheduler-unbound: HACKBENCH_LOOPS, the loops of every seed 003 hackbench row. */
+export const MMTESTS_HACKBENCH_LOOPS = 10000
+/** Loops simulated for a seed 003 row; its time is scaled by MMTESTS_HACKBENCH_LOOPS / this. */
+export const SEED003_SIM_LOOPS = 100
+const X86_SCALE = MMTESTS_HACKBENCH_LOOPS / SEED003_SIM_LOOPS
 
 /** The 2-socket x86 of seed 003, from its vanilla hackbench-process-pipes times. */
 export const PUBLISHED_X86_SUITE: Suite = {
@@ -269,7 +273,7 @@ export const PUBLISHED_X86_SUITE: Suite = {
       kernel: { hz: 250 },
       durationMs: 60_000,
       variants: [{ name: 'vanilla' }],
-      workloads: [{ type: 'hackbench', name: 'hackbench', groups, mode: 'process', ipc: 'pipe', loops: 10000 / X86_SCALE }]
+      workloads: [{ type: 'hackbench', name: 'hackbench', groups, mode: 'process', ipc: 'pipe', loops: SEED003_SIM_LOOPS }]
     },
     metrics: [{ name: `hackbench pipes ${groups} groups, vanilla, s`, variant: 'vanilla', read: (r) => (workload(r, 'hackbench').timeSec ?? NaN) * X86_SCALE, published: base, source: `seed 003 hackbench-process-pipes, ${groups}` }]
   }))

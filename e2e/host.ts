@@ -39,7 +39,7 @@ export async function startServe(dataDir: string, extraArgs: readonly string[] =
   return {
     url, child, stderr,
     stop: () => new Promise<void>((ok) => {
-      if (child.exitCode !== null) return ok()
+      if (child.exitCode !== null || child.signalCode !== null) return ok()
       child.once('exit', () => ok())
       child.kill('SIGTERM')
     })

@@ -58,7 +58,7 @@ export const DEFAULT_WEB_HOST_LIMITS: WebHostLimits = {
   maxBytesInFlight: 4 * MAX_MESSAGE_BYTES
 }
 
-const RUN_METHODS = new Set(['startRun', 'startRealRun', 'startVmRun'])
+const RUN_METHODS = new Set(['startRun', 'startRealRun', 'startVmRun', 'resumeRun'])
 
 /** How many Host headers a request carries (Node keeps only the first in `headers`). */
 function hostHeaderCount(req: IncomingMessage): number {

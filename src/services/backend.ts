@@ -136,6 +136,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return vm.start(req)
     },
     cancelRun: async (id) => runs.cancel(id) || real.cancel(id) || vm.cancel(id),
+    resumeRun: async (id) => {
+      if (real.running()) {
+        const message = 'a real run is measuring this machine: simulations wait until it ends (or cancel it)'
+        return { ok: false, problem: { file: id, message: `${id}: ${message}`, issues: [{ path: '(machine)', message }] } }
+      }
+      return runs.resume(await store.get(id))
+    },
     importTrace: (text, file) => real.importTrace(text, file),
     listRuns: async () => {
       await store.refresh()

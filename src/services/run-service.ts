@@ -1,7 +1,7 @@
 import { plansFor, submitRun } from './replica-runner'
 import type { ReplicaPlan } from '../sim/replicas'
 import type {
-  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
+  ApiEventName, ApiEvents, JobError, JobInfo, JobProgress, PrecisionResult, RunRequestOptions, RunStatus, StartRunRequest, StartRunResult, StoredRun, StoredSweep
 } from '../shared/ipc'
 import type { VariantResult } from '../shared/result'
 import type { JobHandle, JobOutcome, WorkerPool } from './worker-pool'
@@ -43,12 +43,16 @@ interface ActiveRun {
   named: boolean
   text: string
   file: string
+  /** The options it was started with (saved, so that an interrupted run can be resumed). */
+  request: RunRequestOptions
   scenarioName: string
   durationMs: number
   createdAt: Date
   t0: number
   jobs: ActiveJob[]
   canceled: boolean
+  /** Canceled because the host is stopping: saved as interrupted, so that it can be resumed. */
+  stopping?: boolean
   /** A sweep: its grid, and each cell's runs. */
   sweep?: SweepPlan
   /** A precision run: its results (seeds first..first+n-1 per variant) and what it reached. */
@@ -94,7 +98,21 @@ export class RunService {
 
   constructor(private readonly deps: RunServiceDeps) {}
 
-  start(req: StartRunRequest): StartRunResult {
+  /**
+   * Continue an interrupted run (its host stopped; the run store kept its checkpoint as a partial
+   * run): the same expansion from the same text and options, each job whose result the run holds
+   * is taken from it, the others run. The run keeps its id, and once saved holds what an
+   * uninterrupted run would have.
+   */
+  resume(from: StoredRun): StartRunResult {
+    const refuse = (message: string): StartRunResult => ({ ok: false, problem: { file: from.scenarioFile, message: `${from.scenarioFile}: ${message}`, issues: [{ path: '(run)', message }] } })
+    if (!from.interrupted) return refuse(`run "${from.name}" was not interrupted: there is nothing to resume`)
+    if (!from.request || from.precision) return refuse(`run "${from.name}" cannot be resumed (${from.precision ? 'a precision run' : 'saved before resuming existed'}): run its scenario again`)
+    if (this.active.has(from.id)) return refuse(`run "${from.name}" is already running`)
+    return this.start({ ...from.request, text: from.scenarioText, file: from.scenarioFile }, from)
+  }
+
+  start(req: StartRunRequest, from?: StoredRun): StartRunResult {
     const maxActive = this.deps.maxActiveRuns ?? MAX_ACTIVE_RUNS
     if (this.active.size >= maxActive) {
       const message = `refused: ${maxActive} runs are already queued or running on this host (the limit of runs at one time); wait for one to finish or cancel one`
@@ -153,13 +171,26 @@ export class RunService {
         return { ok: false, problem: { file: req.file, message: `${req.file}: ${refused[0]}`, issues: refused.map((message) => ({ path: 'precision', message })) } }
       }
     }
-    const createdAt = new Date()
-    const id = this.deps.store.newId(createdAt)
+    const createdAt = from ? new Date(from.createdAt) : new Date()
+    const id = from ? from.id : this.deps.store.newId(createdAt)
+    const request: RunRequestOptions = {
+      ...(req.name !== undefined ? { name: req.name } : {}), ...(req.variants ? { variants: req.variants } : {}),
+      ...(req.seeds !== undefined ? { seeds: req.seeds } : {}), ...(req.durationMs !== undefined ? { durationMs: req.durationMs } : {}),
+      ...(req.published ? { published: true } : {})
+    }
+    // a resumed run's finished jobs, by cell, variant and seed (not a canceled job's partial figures)
+    const kept = new Map<string, VariantResult>()
+    if (from) {
+      for (const r of from.results) if (!r.partial) kept.set(jobKey(undefined, r.name, r.seed), r)
+      for (const c of from.sweep?.cells ?? []) for (const r of c.results) if (!r.partial) kept.set(jobKey(c.index, r.name, r.seed), r)
+    }
+    // A run of some variants only says which, so history entries stay distinguishable.
+    const baseName = req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name)
     const run: ActiveRun = {
-      id, text: req.text, file: req.file, createdAt, t0: performance.now(),
-      // A run of some variants only says which, so history entries stay distinguishable.
-      name: req.name?.trim() || (req.variants && req.variants.length < s.variants.length ? `${s.name} [${req.variants.join(', ')}]` : s.name),
-      named: !!req.name?.trim(),
+      id, text: req.text, file: req.file, request, createdAt, t0: performance.now(),
+      name: from ? from.name : baseName,
+      // a resumed run is named as it would have been, unless it was renamed while interrupted
+      named: !!req.name?.trim() || (!!from && from.name !== baseName),
       scenarioName: s.name,
       durationMs: overrides.durationMs ?? s.durationMs,
       jobs: [], canceled: false, dirty: new Set(), checkpointing: Promise.resolve(), checkpointDue: false,
@@ -168,6 +199,15 @@ export class RunService {
     }
     const submit = (spec: RunSpec, cell?: { index: number; label: string }, plan: ReplicaPlan | null = null): ActiveJob => {
       const info: JobInfo = { jobId: `${id}:${run.jobs.length}`, variant: s.variants[spec.variantIndex].name, variantIndex: spec.variantIndex, seed: spec.seed, ...(cell ? { cell } : {}) }
+      const done = kept.get(jobKey(cell?.index, info.variant, spec.seed))
+      if (done) {
+        // finished before the host stopped: the checkpoint's result, not run again
+        const outcome: JobOutcome<VariantResult> = { status: 'done', result: done, wallMs: 0 }
+        const job: ActiveJob = { info: { ...info, resumed: true }, progress: null, outcome, handle: { id: -1, outcome: Promise.resolve(outcome), cancel: () => undefined } }
+        job.done = Promise.resolve()
+        run.jobs.push(job)
+        return job
+      }
       const job: ActiveJob = { info, progress: null, outcome: null, handle: null as unknown as JobHandle<VariantResult> }
       // a long steady run takes the pool's idle workers as parallel replicas (src/sim/replicas.ts)
       job.handle = submitRun(this.deps.pool, spec, plan, {
@@ -186,6 +226,7 @@ export class RunService {
       const initial = run.jobs.length
       run.done = this.runPrecision(run, s, specs, target, req.maxSeeds ?? DEFAULT_MAX_SEEDS, submit)
         .then(() => this.finish(run))
+      this.track(run)
       const first = run.jobs.slice(initial).map((j) => j.info)
       return { ok: true, runId: id, jobs: first }
     }
@@ -196,8 +237,13 @@ export class RunService {
       const plans = plansFor(specs, this.deps.pool.size)
       specs.forEach((spec, i) => submit(spec, undefined, plans[i]))
     }
+    if (from) {
+      // the resumed run is in flight again: its next checkpoint (and its save) replace the partial run
+      this.checkpoint(run)
+    }
     run.done = Promise.all(run.jobs.map((j) => j.done))
       .then(() => this.finish(run))
+    this.track(run)
     return { ok: true, runId: id, jobs: run.jobs.map((j) => j.info) }
   }
 
@@ -245,6 +291,12 @@ export class RunService {
     }
   }
 
+  private track(run: ActiveRun): void {
+    const done = run.done
+    this.ending.add(done)
+    void done.finally(() => this.ending.delete(done)).catch(() => undefined)
+  }
+
   cancel(runId: string): boolean {
     const run = this.active.get(runId)
     if (!run) return false
@@ -257,13 +309,19 @@ export class RunService {
     return [...this.active.keys()]
   }
 
+  /** Every run's end (its save included) not yet resolved, also once it has left `active`. */
+  private readonly ending = new Set<Promise<void>>()
+
   /** Resolves when every run started so far has been saved (tests, shutdown). */
   async whenIdle(): Promise<void> {
-    await Promise.all([...this.active.values()].map((r) => r.done))
+    while (this.ending.size > 0) await Promise.all([...this.ending])
   }
 
   async shutdown(): Promise<void> {
-    for (const id of this.active.keys()) this.cancel(id)
+    for (const [id, run] of this.active) {
+      run.stopping = true
+      this.cancel(id)
+    }
     await this.whenIdle()
     // a last try for results a full disk refused
     await this.retryUnsaved()
@@ -339,7 +397,10 @@ export class RunService {
       sweep = { axes: run.sweep.axes, total: run.sweep.total, cells: run.sweep.cells.map((c) => ({ index: c.index, values: c.values, results: byCell.get(c.index) ?? [] })) }
     }
     const failed = errors.filter((e) => e.kind !== 'canceled').length
-    const status: RunStatus = run.canceled ? 'canceled'
+    // stopped with its host (not by its user): kept as an interrupted run, resumable like a killed host's
+    const interrupted = !!run.stopping && run.precision === undefined && run.jobs.some((j) => j.outcome?.status !== 'done')
+    if (interrupted) errors.push({ variant: '*', seed: 0, kind: 'canceled', message: 'the host stopped before the run finished: resume it for the rest' })
+    const status: RunStatus = interrupted ? 'partial' : run.canceled ? 'canceled'
       : results.length === 0 ? 'failed'
         : failed > 0 ? 'partial' : 'done'
     if (results.length === 0) return { stored: null, status, errors }
@@ -358,10 +419,12 @@ export class RunService {
       wallMs: Math.round(performance.now() - run.t0),
       version: this.deps.version,
       scenarioText: run.text,
+      request: run.request,
       // a sweep keeps its results per cell (the same variant runs in every cell)
       results: sweep ? [] : results,
       errors,
       ...(run.precision ? { precision: run.precision.report } : {}),
+      ...(interrupted ? { interrupted: true as const } : {}),
       ...(sweep ? { sweep, kind: 'sweep' as const } : {})
     }
     return { stored, status, errors }
@@ -436,6 +499,11 @@ export class RunService {
     })
     return this.retrying
   }
+}
+
+/** A job's place in a run: its sweep cell (none for a run), variant and seed. */
+function jobKey(cell: number | undefined, variant: string, seed: number): string {
+  return JSON.stringify([cell ?? null, variant, seed])
 }
 
 function precisionReport(s: Scenario, target: string, states: readonly VariantPrecision[]): PrecisionResult {

@@ -50,7 +50,8 @@ const runFile = z.object({
   version: z.string(),
   scenarioText: z.string(),
   results: z.array(variantResult),
-  errors: z.array(z.object({ variant: z.string(), seed: num, kind: z.string(), message: z.string() }).loose())
+  errors: z.array(z.object({ variant: z.string(), seed: num, kind: z.string(), message: z.string() }).loose()),
+  interrupted: z.literal(true).optional()
 }).loose()
 
 interface IndexEntry extends RunSummary {
@@ -68,7 +69,11 @@ export class RunNotFoundError extends Error {}
 function summaryOf(run: StoredRun): RunSummary {
   const { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version } = run
   const source = run.source ?? run.results.find((r) => r.source)?.source
-  return { id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version, ...(source && source !== 'sim' ? { source } : {}), ...(run.sweep ? { kind: 'sweep' as const, cells: run.sweep.total } : {}) }
+  return {
+    id, name, scenarioName, scenarioFile, createdAt, status, variants, seeds, durationMs, wallMs, version,
+    ...(source && source !== 'sim' ? { source } : {}), ...(run.sweep ? { kind: 'sweep' as const, cells: run.sweep.total } : {}),
+    ...(run.interrupted ? { interrupted: true as const } : {})
+  }
 }
 
 function describeZod(err: z.ZodError): string {
@@ -98,8 +103,8 @@ export function parseRunFileText(raw: string): unknown {
   return parsed
 }
 
-const summaryEntry = runFile.pick({ id: true, name: true, scenarioName: true, scenarioFile: true, createdAt: true, status: true, variants: true, seeds: true, durationMs: true, wallMs: true, version: true })
-  .extend({ size: z.number(), mtimeMs: z.number() })
+const summaryEntry = runFile.pick({ id: true, name: true, scenarioName: true, scenarioFile: true, createdAt: true, status: true, variants: true, seeds: true, durationMs: true, wallMs: true, version: true, interrupted: true })
+  .extend({ size: z.number(), mtimeMs: z.number(), source: z.enum(['sim', 'real', 'trace', 'vm']).optional(), kind: z.literal('sweep').optional(), cells: num.optional() })
 
 type ReadResult = { ok: true; run: StoredRun } | { ok: false; problem: StoreProblem | null }
 
@@ -138,6 +143,11 @@ export class RunStore {
     return this.index.has(id)
   }
 
+  /** Runs whose host stopped before they finished, newest first: each can be resumed (RunService.resume). */
+  interrupted(): RunSummary[] {
+    return this.list().filter((r) => r.interrupted)
+  }
+
   newId(now = new Date()): string {
     const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-')
     return `run-${stamp}-${randomBytes(3).toString('hex')}`
@@ -174,7 +184,8 @@ export class RunStore {
 
   /**
    * Checkpoints of runs whose host stopped (killed, a power cut): each becomes a partial run of
-   * the seeds and sweep cells that had finished, and is reported, so the user can run the rest.
+   * the seeds and sweep cells that had finished, marked interrupted, and is reported, so the user
+   * can resume it (RunService.resume runs the rest).
    */
   private async recoverCheckpoints(names: string[]): Promise<void> {
     for (const name of names) {
@@ -184,14 +195,18 @@ export class RunStore {
       const target = this.fileOf(m[1])
       try {
         const parsed = runFile.safeParse(parseRunFileText(await fs.readFile(file, 'utf8')))
-        const exists = await fs.stat(target).then(() => true, () => false)
+        // a run file already there is left alone, unless it is the interrupted run this checkpoint resumed
+        const existing = await this.readRunFile(target)
+        const exists = existing.ok ? !existing.run.interrupted : await fs.stat(target).then(() => true, () => false)
         if (parsed.success && !exists && parsed.data.id === m[1]) {
           const run = parsed.data as unknown as StoredRun
           const done = run.sweep ? run.sweep.cells.reduce((n, c) => n + c.results.length, 0) : run.results.length
           run.status = 'partial'
-          run.errors = [...run.errors, { variant: '*', seed: 0, kind: 'canceled', message: `the host stopped before the run finished: the ${done} finished run(s) were kept from its checkpoint; run the scenario again for the rest` }]
+          const resumable = !!run.request && !run.precision
+          if (resumable) run.interrupted = true
+          run.errors = [...run.errors, { variant: '*', seed: 0, kind: 'canceled', message: `the host stopped before the run finished: the ${done} finished run(s) were kept from its checkpoint; ${resumable ? 'resume it for the rest' : 'run the scenario again for the rest'}` }]
           await writeFileAtomic(target, runFileText(run))
-          this.report({ file: target, message: `run "${run.name}" was interrupted when its host stopped; its ${done} finished run(s) are kept as a partial run` })
+          this.report({ file: target, message: `run "${run.name}" was interrupted when its host stopped; its ${done} finished run(s) are kept as a partial run${resumable ? ' (Resume in History runs the rest)' : ''}` })
         }
         await fs.rm(file, { force: true })
       } catch (err) {

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import type { StoredRun } from '../shared/ipc'
+import type { VariantResult } from '../shared/result'
 import type { KeyValueStore } from './kv'
 import { tsxWorkerExecArgv } from './tsx-worker'
 
@@ -24,3 +27,15 @@ export class MemoryKv implements KeyValueStore {
 export const TSX_WORKER_ARGV = tsxWorkerExecArgv()
 
 export const fixtureWorker = (name: string): string => join(__dirname, '__fixtures__', name)
+
+/**
+ * What a saved run computed, as one sha256: its results (a sweep's per cell, with the cells'
+ * values) without the wall-clock time. Two runs of the same scenario and seeds have the same.
+ */
+export function runResultDigest(run: Pick<StoredRun, 'results' | 'sweep'>): string {
+  const stable = (r: VariantResult): unknown => ({ ...r, stats: { ...r.stats, wallMs: undefined } })
+  const body = run.sweep
+    ? run.sweep.cells.map((c) => ({ index: c.index, values: c.values, results: c.results.map(stable) }))
+    : run.results.map(stable)
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex')
+}

@@ -76,6 +76,7 @@ export const SERVICE_ARGS = {
   startRealRun: z.tuple([startReq]),
   startVmRun: z.tuple([startReq]),
   cancelRun: z.tuple([id]),
+  resumeRun: z.tuple([id]),
   importTrace: z.tuple([traceText, fileName]),
   listRuns: z.tuple([]),
   getRun: z.tuple([id]),

@@ -87,6 +87,8 @@ export interface JobInfo {
   seed: number
   /** A sweep's cell: its index and its values, "workloads[0].sliceUs=8000, ...". */
   cell?: { index: number; label: string }
+  /** A resumed run's job that had finished before its host stopped: its result is the checkpoint's. */
+  resumed?: true
 }
 
 export type StartRunResult =
@@ -123,7 +125,15 @@ export interface RunSummary {
   kind?: 'sweep'
   /** A sweep's cell count (its grid's size). */
   cells?: number
+  /**
+   * Its host stopped (killed, a power cut) before the run finished: what had finished was kept
+   * from its checkpoint, and resumeRun runs the rest.
+   */
+  interrupted?: true
 }
+
+/** What a run was started with besides its scenario text and file: a resumed run expands the same way. */
+export type RunRequestOptions = Pick<StartRunRequest, 'name' | 'variants' | 'seeds' | 'durationMs' | 'published'>
 
 /** A saved sweep: the grid and each cell's results (the runs of every variant x seed). */
 export interface StoredSweep {
@@ -147,6 +157,8 @@ export interface StoredRun extends RunSummary {
   /** Expansion order: variants in scenario order, seeds ascending within a variant. */
   results: VariantResult[]
   errors: JobError[]
+  /** The run's options, kept so that an interrupted run can be resumed (runs saved since resume exists). */
+  request?: RunRequestOptions
 }
 
 /** A run file that could not be read, and what was done about it. */
@@ -377,6 +389,12 @@ export interface ServiceMethods {
    */
   startVmRun(req: StartRunRequest): Promise<StartRunResult>
   cancelRun(runId: string): Promise<boolean>
+  /**
+   * Continue an interrupted run (RunSummary.interrupted) from its checkpoint: the seeds and sweep
+   * cells that had finished are kept, the rest run; the run keeps its id and, once finished, holds
+   * what an uninterrupted run would have.
+   */
+  resumeRun(runId: string): Promise<StartRunResult>
   /** Analyze ftrace text (as `schedlab analyze`) and save it as a run. */
   importTrace(text: string, file: string): Promise<ImportTraceResult>
   listRuns(): Promise<RunList>
@@ -439,7 +457,7 @@ export interface SchedlabApi extends ApiMethods {
 
 export const SERVICE_METHODS = [
   'appInfo', 'editorInfo', 'listPresets', 'readPreset', 'validateScenario', 'importRtApp', 'startRun',
-  'startRealRun', 'startVmRun', 'cancelRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
+  'startRealRun', 'startVmRun', 'cancelRun', 'resumeRun', 'importTrace', 'listRuns', 'getRun', 'renameRun', 'deleteRun', 'setBaseline', 'getSettings',
   'updateSettings', 'exportContent', 'explain', 'cancelExplain', 'perfettoTrace',
   'listPatchModules', 'checkPatchModule', 'savePatchModule', 'deletePatchModule'
 ] as const satisfies readonly (keyof ServiceMethods)[]

@@ -2,7 +2,7 @@
  * The run bar's actions: which variants and options to run, starting a simulated or real run,
  * cancelling it, and following its progress (the progress card shows it).
  */
-import type { ApiEvents } from '../../../shared/ipc'
+import type { ApiEvents, StartRunResult } from '../../../shared/ipc'
 import { errorMessage } from '../dom'
 import type { JobView, RunOptions } from '../state'
 import { runOptionsProblem } from '../run-options'
@@ -16,6 +16,8 @@ export interface RunActions {
   /** Run the scenario on a mainline kernel in a VM: 6.12, 7.2 or a bzImage path (default: the scenario's profile's). */
   runVm(kernel?: string): Promise<void>
   cancel(): Promise<void>
+  /** Continue an interrupted run (History's Resume): its finished seeds and cells are kept, the rest run. */
+  resumeRun(id: string): Promise<void>
   setVariantChecked(name: string, checked: boolean): void
   setRunOptions(patch: Partial<RunOptions>): void
 }
@@ -28,6 +30,32 @@ export function createRunActions(core: ActionCore<Pick<HistoryActions, 'openRun'
     const all = core.s.variants
     const picked = all.filter((n) => !core.s.unchecked.includes(n))
     return picked.length === all.length ? undefined : picked
+  }
+
+  /** Follow a run the host accepted: the progress card shows its jobs (a resumed run's finished ones done). */
+  function follow(r: StartRunResult): void {
+    if (!r.ok) {
+      store.set({ runningId: null })
+      core.showProblem(r.problem)
+      return
+    }
+    core.setProblem('scenario', null)
+    core.setProblem('run', null)
+    store.set({
+      runningId: r.runId,
+      progress: { runId: r.runId, status: 'running', jobs: r.jobs.map((info): JobView => (info.resumed ? { info, state: 'done', fraction: 1 } : { info, state: 'queued', fraction: 0 })) }
+    })
+  }
+
+  async function resumeRun(id: string): Promise<void> {
+    if (core.s.runningId || !core.s.connected) return
+    store.set({ runningId: 'starting' })
+    try {
+      follow(await api.resumeRun(id))
+    } catch (err) {
+      store.set({ runningId: null })
+      core.setProblem('run', { title: 'The run could not be resumed', lines: [{ text: errorMessage(err) }] })
+    }
   }
 
   async function startRun(how: 'sim' | 'real' | 'vm', kernel?: string): Promise<void> {
@@ -54,18 +82,7 @@ export function createRunActions(core: ActionCore<Pick<HistoryActions, 'openRun'
         ...(precision && how === 'sim' ? { precision } : {}),
         ...(how === 'vm' && kernel ? { kernel } : {})
       }
-      const r = how === 'real' ? await api.startRealRun(req) : how === 'vm' ? await api.startVmRun(req) : await api.startRun(req)
-      if (!r.ok) {
-        store.set({ runningId: null })
-        core.showProblem(r.problem)
-        return
-      }
-      core.setProblem('scenario', null)
-      core.setProblem('run', null)
-      store.set({
-        runningId: r.runId,
-        progress: { runId: r.runId, status: 'running', jobs: r.jobs.map((info) => ({ info, state: 'queued', fraction: 0 })) }
-      })
+      follow(how === 'real' ? await api.startRealRun(req) : how === 'vm' ? await api.startVmRun(req) : await api.startRun(req))
     } catch (err) {
       store.set({ runningId: null })
       core.setProblem('run', { title: 'The run could not start', lines: [{ text: errorMessage(err) }] })
@@ -132,6 +149,7 @@ export function createRunActions(core: ActionCore<Pick<HistoryActions, 'openRun'
       store.set((s) => ({ runOptions: { ...s.runOptions, ...patch } }))
     },
     run: () => startRun('sim'),
+    resumeRun,
     async runReal() {
       const real = core.s.appInfo?.real
       if (real && !real.available) {

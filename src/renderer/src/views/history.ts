@@ -72,19 +72,24 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
     const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
     const meta = h('div', { class: 'run-meta' },
       `${when(r.createdAt)} · ${r.kind === 'sweep' && r.cells !== undefined ? `${plural(r.cells, 'cell')} × ` : ''}${plural(r.variants.length, 'variant')} × ${plural(r.seeds.length, 'seed')}`,
-      r.status !== 'done' ? h('span', { class: `status status-${r.status}` }, r.status) : null)
+      r.status !== 'done' ? h('span', { class: `status status-${r.status}` }, r.interrupted ? 'interrupted' : r.status) : null)
     const actionsRow = confirming === r.id
       ? h('div', { class: 'run-actions confirm' }, 'Delete this run?',
           h('button', { class: 'small danger', 'data-action': 'confirm-delete', onclick: () => { confirming = null; void actions.deleteRun(r.id) } }, 'Delete'),
           h('button', { class: 'small', onclick: () => { confirming = null; render() } }, 'Keep'))
       : h('div', { class: 'run-actions' },
           h('button', { class: `small icon${pinned ? ' active' : ''}`, 'data-action': 'pin', title: pinned ? 'Unpin baseline' : 'Pin as baseline for comparisons', 'aria-pressed': pinned ? 'true' : 'false', onclick: () => void actions.pinBaseline(pinned ? null : r.id) }, pinned ? '★' : '☆'),
+          r.interrupted ? h('button', {
+            class: 'small', 'data-action': 'resume', disabled: store.state.runningId !== null,
+            title: 'Its host stopped before it finished: run the rest (the finished seeds and cells are kept)',
+            onclick: () => void actions.resumeRun(r.id)
+          }, 'Resume') : null,
           h('button', { class: 'small icon', 'data-action': 'rename', title: 'Rename', onclick: () => { editing = r.id; render() } }, '✎'),
           r.source === 'trace' ? null : h('button', { class: 'small icon', 'data-action': 'load', title: 'Load this run\'s scenario into the editor', onclick: () => void actions.loadRunScenario(r.id) }, '⤶'),
           h('button', { class: 'small icon', 'data-action': 'delete', title: 'Delete', onclick: () => { confirming = r.id; render() } }, '✕'))
     return h('li', {
       class: `history-item${shownRun?.id === r.id ? ' current' : ''}${pinned ? ' baseline' : ''}`,
-      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status, 'data-kind': r.kind ?? 'run', 'data-source': r.source ?? 'sim'
+      'data-testid': 'history-item', 'data-run-id': r.id, 'data-status': r.status, 'data-interrupted': r.interrupted ? 'true' : null, 'data-kind': r.kind ?? 'run', 'data-source': r.source ?? 'sim'
     },
     h('div', { class: 'run-line' }, check, name,
       r.source === 'real' ? h('span', { class: 'badge source-real', 'data-testid': 'real-badge', title: 'Measured on this machine\'s kernel (schedlab real)' }, 'real') : null,
@@ -122,6 +127,6 @@ export function createHistoryView(ctx: ViewContext): { el: HTMLElement } {
     return input
   }
 
-  store.watch((s) => ({ runs: s.runs, baseline: s.settings.baselineRunId, shown: s.shownRun?.id ?? null }), render, { now: true, equals: shallowEqual })
+  store.watch((s) => ({ runs: s.runs, baseline: s.settings.baselineRunId, shown: s.shownRun?.id ?? null, running: s.runningId !== null }), render, { now: true, equals: shallowEqual })
   return { el }
 }

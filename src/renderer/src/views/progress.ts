@@ -32,7 +32,10 @@ export function createProgressView(ctx: ViewContext): { el: HTMLElement } {
     b.bar.value = Math.round(j.fraction * 1000)
     b.row.dataset.state = j.state
     b.row.title = j.error ?? ''
-    b.label.textContent = j.state === 'running' ? `${Math.floor(j.fraction * 100)} %` : j.state
+    // a resumed run's job that had finished before its host stopped
+    const kept = j.info.resumed && j.state === 'done'
+    if (kept) b.row.dataset.kept = 'true'
+    b.label.textContent = j.state === 'running' ? `${Math.floor(j.fraction * 100)} %` : kept ? 'kept' : j.state
   }
 
   ctx.store.watch((s) => ({ p: s.progress, shown: s.shownRun?.id ?? null, sweep: s.shownSweep?.id ?? null }), ({ p, shown, sweep }: { p: ProgressState | null; shown: string | null; sweep: string | null }) => {

@@ -112,6 +112,8 @@ export interface SweepArgs extends RunArgs {
   k8s: boolean
   image?: string
   claim?: string
+  /** Continue the sweep whose checkpoint is in --out (a killed `sweep --out DIR`). */
+  resume: boolean
 }
 
 export type Command =
@@ -168,10 +170,12 @@ export const USAGE = `usage: schedlab COMMAND [options]
       Variants side by side in the seed threads' table form: 99th / 99.9th percentile and
       maximum, "1018 (+55 %)" = 55 % lower than the first column; hackbench mean +/- stddev.
       Background-noise workloads are left out; --noise shows their CPU time, for reference.
-  sweep SCENARIO [run options] [--json] [--out DIR] [--shard I/N]
+  sweep SCENARIO [run options] [--json] [--out DIR [--resume]] [--shard I/N]
       Run the scenario's "sweep" grid (paths as in --set, the product of their values) on the
       worker pool; --shard I/N runs cells I, I+N, ... (I from 0). Prints a table per workload,
       or with --json { "sweep": { "axes", "cells": [ { "values", "result" } ] } }.
+      With --out, each finished run is kept in DIR/checkpoint.jsonl as it ends: the same
+      command with --resume (after a kill, a power cut) runs only what had not finished.
   sweep SCENARIO --slurm [--dry-run] [--partition P] [--shards N] [--cpus-per-task N] [--time T] [--out DIR]
       Write an sbatch job-array script (one array task per shard) to DIR (shared storage) and
       submit it; prints the job id and the merge command. --dry-run prints the script only.
@@ -295,7 +299,8 @@ const SWEEP_OPTIONS = {
   time: { type: 'string' },
   k8s: { type: 'boolean' },
   image: { type: 'string' },
-  claim: { type: 'string' }
+  claim: { type: 'string' },
+  resume: { type: 'boolean' }
 } as const
 
 const COMPARE_OPTIONS = { ...RUN_OPTIONS, md: { type: 'boolean' }, percentile: { type: 'string', multiple: true }, noise: { type: 'boolean' } } as const
@@ -478,8 +483,11 @@ export function parseArgs(argv: readonly string[]): Command {
         time: str('time'),
         k8s: v.k8s === true,
         image: str('image'),
-        claim: str('claim')
+        claim: str('claim'),
+        resume: v.resume === true
       }
+      if (sw.resume && (sw.slurm || sw.k8s)) throw new UsageError('sweep: --resume is for a sweep run here (--out DIR); a cluster\'s shards are run again one by one')
+      if (sw.resume && !sw.out) throw new UsageError('sweep: --resume needs --out DIR, the folder of the interrupted sweep')
       if (sw.slurm && sw.k8s) throw new UsageError('sweep: --slurm and --k8s exclude each other')
       if ((sw.slurm || sw.k8s) && sw.shard) throw new UsageError('sweep: --shard is what each cluster task runs; leave it out with --slurm or --k8s')
       if (sw.dryRun && !sw.slurm) throw new UsageError('sweep: --dry-run goes with --slurm')

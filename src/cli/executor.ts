@@ -86,14 +86,23 @@ export function makeExecutor(simulate?: SimulateFn, limits?: HostLimits): Execut
 }
 
 /** Run every spec, results in spec order; a line on stderr as each ends when the whole takes long. */
-export async function runAll(ex: Executor, specs: readonly RunSpec[], io: CliIo, what = 'runs', plans?: readonly (ReplicaPlan | null)[]): Promise<VariantResult[]> {
+export async function runAll(
+  ex: Executor, specs: readonly RunSpec[], io: CliIo, what = 'runs', plans?: readonly (ReplicaPlan | null)[],
+  checkpoint?: { kept: ReadonlyMap<number, VariantResult>; onResult(index: number, result: VariantResult): void }
+): Promise<VariantResult[]> {
   const started = io.now()
-  let done = 0
+  let done = checkpoint?.kept.size ?? 0
   let lastPrint = 0
-  const jobs = specs.map((s, i) => ex.submit(s, plans?.[i] ?? null))
+  // a resumed command's finished runs are not submitted again
+  const jobs = specs.map((s, i) => {
+    const kept = checkpoint?.kept.get(i)
+    return kept ? { result: Promise.resolve(kept), cancel: () => undefined, kept: true } : { ...ex.submit(s, plans?.[i] ?? null), kept: false }
+  })
   return Promise.all(jobs.map(async (j, i) => {
     const r = await j.result
     if (!r) throw new Error(`${specs[i].variant}, seed ${specs[i].seed}: canceled`)
+    if (j.kept) return r
+    checkpoint?.onResult(i, r)
     done++
     const now = io.now()
     if (now - started > 1000 && (now - lastPrint > (io.errIsTty ? 200 : 2000) || done === specs.length)) {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { openLineWriter, type LineWriter } from '../trace/line-writer'
-import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { openTraceStream, readTextFileBounded } from '../services/bounded-read'
 import { makeDirs } from '../services/data-dir'
 import { InputError } from './errors'
@@ -15,6 +15,9 @@ export interface CliIo {
   /** A regular file's text, at most `maxBytes` (default: the scenario limit, 16 MB). */
   readFile(path: string, maxBytes?: number): string
   writeFile(path: string, text: string): void
+  /** Append to a file (made when missing), at once: what a kill leaves is what was appended. */
+  appendFile(path: string, text: string): void
+  removeFile(path: string): void
   mkdirp(path: string): void
   /** A file written line by line (traces), buffered. */
   openLines(path: string): LineWriter
@@ -47,6 +50,14 @@ export function nodeIo(): CliIo {
         throw new InputError(`${p}: cannot write: ${(e as Error).message}`)
       }
     },
+    appendFile: (p, t) => {
+      try {
+        appendFileSync(p, t)
+      } catch (e) {
+        throw new InputError(`${p}: cannot write: ${(e as Error).message}`)
+      }
+    },
+    removeFile: (p) => rmSync(p, { force: true }),
     mkdirp: (p) => makeDirs(p),
     openLines: (p) => openLineWriter(p),
     readStream: (p, max) => openTraceStream(p, max),
@@ -88,6 +99,12 @@ export function memoryIo(files: Record<string, string> = {}): CliIo & { stdout: 
     },
     writeFile(p: string, t: string) {
       io.files[p] = t
+    },
+    appendFile(p: string, t: string) {
+      io.files[p] = (io.files[p] ?? '') + t
+    },
+    removeFile(p: string) {
+      delete io.files[p]
     },
     mkdirp() {},
     readStream(p: string, max?: number) {

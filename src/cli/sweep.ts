@@ -12,6 +12,7 @@ import { cliLimits, submissionLimits } from '../services/limits'
 import { expandFor, runOutput } from './commands'
 import { parseScenarioText, readScenarioText, setsApplied } from './scenario-input'
 import { makeExecutor, runAll } from './executor'
+import { openCheckpoint } from './checkpoint'
 import { buildTables, formatCell } from '../shared/tables'
 import type { CliIo } from './io'
 import { MAX_RESULT_FILE_BYTES } from '../services/bounded-read'
@@ -74,10 +75,12 @@ export async function sweepCommand(a: SweepArgs, io: CliIo, simulate?: SimulateF
   const shardText = a.shard ? `shard ${a.shard}: ` : ''
   io.err(`sweep: ${shardText}${p.chosen.length} of ${p.total} cells, ${specs.length} runs\n`)
   if (a.out) io.mkdirp(a.out)
+  // with --out, finished runs are kept as they end; --resume continues from them
+  const checkpoint = a.out ? openCheckpoint(a.out, specs, a.resume, io, 'sweep') : undefined
   const ex = makeExecutor(simulate, cliLimits(a))
   let results
   try {
-    results = await runAll(ex, specs, io)
+    results = await runAll(ex, specs, io, 'runs', undefined, checkpoint)
   } finally {
     await ex.close()
   }
@@ -96,6 +99,7 @@ export async function sweepCommand(a: SweepArgs, io: CliIo, simulate?: SimulateF
     io.writeFile(join(a.out, 'sweep.json'), JSON.stringify(out, null, 2) + '\n')
     io.writeFile(join(a.out, 'scenario.json'), p.text)
     io.err(`wrote ${join(a.out, 'sweep.json')}\n`)
+    checkpoint?.remove()
   }
   io.out(a.json ? JSON.stringify(out, null, 2) + '\n' : renderSweepText(out))
   return 0

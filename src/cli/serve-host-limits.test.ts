@@ -5,7 +5,7 @@
  * limits so each is reached in a few calls; every test waits for events, never for time.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect as netConnect, type Socket } from 'node:net'
 import WebSocket from 'ws'
@@ -18,13 +18,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-async function setup(limits: Partial<WebHostLimits> = {}, maxActiveRuns?: number): Promise<WebHost> {
+async function setup(limits: Partial<WebHostLimits> = {}, maxActiveRuns?: number, workerPath = fixtureWorker('result-worker.ts')): Promise<WebHost> {
   const t = tempDir()
   const rendererDir = join(t.dir, 'renderer')
   mkdirSync(rendererDir, { recursive: true })
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>schedlab</title>')
   const backend = await createBackend({
-    dataDir: join(t.dir, 'data'), kv: new MemoryKv(), workerPath: fixtureWorker('result-worker.ts'),
+    dataDir: join(t.dir, 'data'), kv: new MemoryKv(), workerPath,
     execArgv: TSX_WORKER_ARGV, poolSize: 1, version: '0.0.0-test', platform: 'web', ...(maxActiveRuns ? { maxActiveRuns } : {})
   })
   const host = await startWebHost({ backend, rendererDir, limits })
@@ -61,16 +61,16 @@ function connect(host: WebHost): Promise<WebSocket> {
 type Answer = { id: number; ok: boolean; value?: any; error?: string }
 
 /** Send calls in one burst; resolves with every answer, by id. */
-function burst(ws: WebSocket, calls: { method: string; args: unknown[] }[]): Promise<Answer[]> {
+function burst(ws: WebSocket, calls: { method: string; args: unknown[] }[], firstId = 0): Promise<Answer[]> {
   const answers = new Map<number, Answer>()
   return new Promise((ok) => {
     ws.on('message', (d) => {
       const m = JSON.parse(d.toString()) as Answer
-      if (typeof m.id !== 'number') return
+      if (typeof m.id !== 'number' || m.id < firstId || m.id >= firstId + calls.length) return
       answers.set(m.id, m)
       if (answers.size === calls.length) ok([...answers.values()].sort((a, b) => a.id - b.id))
     })
-    calls.forEach((c, id) => ws.send(JSON.stringify({ id, ...c })))
+    calls.forEach((c, i) => ws.send(JSON.stringify({ id: firstId + i, ...c })))
   })
 }
 
@@ -177,4 +177,50 @@ describe('web host limits', () => {
     const next = await connect(host)
     expect((await burst(next, [{ method: 'appInfo', args: [] }]))[0].ok).toBe(true)
   })
+})
+
+describe('a large trace import', () => {
+  it('runs on the worker pool: the host answers pages and calls of every client while it runs', async () => {
+    const gate = tempDir('schedlab-gate-')
+    cleanups.push(() => gate.cleanup())
+    process.env.SCHEDLAB_TEST_GATE = gate.dir
+    cleanups.push(() => void delete process.env.SCHEDLAB_TEST_GATE)
+    const host = await setup({}, undefined, fixtureWorker('gated-trace-worker.ts'))
+    // 15 MB of ftrace text: 4 tasks switching and waking on 4 CPUs
+    const lines: string[] = []
+    for (let i = 0; lines.length < 120_000; i++) {
+      const cpu = i % 4
+      const t = (100 + i / 10_000).toFixed(6)
+      lines.push(`          task-${10 + cpu}  [00${cpu}] d..2.  ${t}: sched_waking: comm=task-${20 + cpu} pid=${20 + cpu} prio=120 target_cpu=00${cpu}`)
+      lines.push(`          task-${10 + cpu}  [00${cpu}] d..2.  ${t}: sched_switch: prev_comm=task-${10 + cpu} prev_pid=${10 + cpu} prev_prio=120 prev_state=S ==> next_comm=task-${20 + cpu} next_pid=${20 + cpu} next_prio=120`)
+    }
+    const trace = lines.join('\n') + '\n'
+    expect(trace.length).toBeGreaterThan(15_000_000)
+    expect(trace.length).toBeLessThan(16 * 1024 * 1024)
+    const importer = await connect(host)
+    const imported = burst(importer, [{ method: 'importTrace', args: [trace, 'big.trace.txt'] }])
+    let answered = false
+    void imported.then(() => (answered = true))
+    // the worker holds the trace: the import is under way, and stays so until the gate opens
+    await expect.poll(() => existsSync(join(gate.dir, 'started')), { timeout: 60_000, interval: 20 }).toBe(true)
+    expect(Number(readFileSync(join(gate.dir, 'started'), 'utf8'))).toBe(trace.length)
+    const other = await connect(host)
+    for (let round = 0; round < 10; round++) {
+      const page = await fetch(`http://127.0.0.1:${host.port}/?token=${host.token}`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('<title>schedlab</title>')
+      const [info, list] = await burst(other, [{ method: 'appInfo', args: [] }, { method: 'listRuns', args: [] }])
+      expect(info.ok && list.ok).toBe(true)
+      // the importing connection is answered too
+      const [mine] = await burst(importer, [{ method: 'getSettings', args: [] }], 1 + round)
+      expect(mine.ok).toBe(true)
+    }
+    expect(answered).toBe(false)
+    writeFileSync(join(gate.dir, 'open'), '')
+    const [done] = await imported
+    expect(done.ok, done.error).toBe(true)
+    expect(done.value).toMatchObject({ ok: true, run: { source: 'trace', name: 'big.trace.txt' } })
+    const [list] = await burst(other, [{ method: 'listRuns', args: [] }])
+    expect(list.value.runs.map((r: { name: string }) => r.name)).toEqual(['big.trace.txt'])
+  }, 120_000)
 })

@@ -1,4 +1,4 @@
-import { promises as fs, readdirSync, rmSync, statSync } from 'node:fs'
+import { promises as fs, closeSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { makeDirsAsync } from './data-dir'
@@ -105,4 +105,57 @@ export function cleanStaleTemps(dir: string, keep: (name: string) => boolean = (
     }
   }
   return removed
+}
+
+/** A lock held longer than this (its holder hung, or a pid reused) is taken over. */
+const STALE_LOCK_MS = 10_000
+
+/**
+ * Run `fn` (synchronous, short: a read-modify-write of a shared file) holding `lock`, a file
+ * made with O_EXCL that names its holder's pid, so that processes sharing a folder do not
+ * interleave their writes. A lock whose holder is gone, or older than STALE_LOCK_MS, is taken
+ * over. Waits at most `waitMs`, then runs `fn` anyway: a lost cache entry is better than a hung
+ * host (the run files stay the truth). Where no lock can be made (a read-only folder), `fn`
+ * runs without one.
+ */
+export function withFileLockSync<T>(lock: string, fn: () => T, waitMs = 5000): T {
+  const deadline = Date.now() + waitMs
+  const nap = new Int32Array(new SharedArrayBuffer(4))
+  let fd: number | null = null
+  for (;;) {
+    try {
+      fd = openSync(lock, 'wx')
+      writeSync(fd, String(process.pid))
+      break
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') break
+      if (staleLock(lock)) {
+        rmSync(lock, { force: true })
+        continue
+      }
+      if (Date.now() > deadline) break
+      Atomics.wait(nap, 0, 0, 1)
+    }
+  }
+  try {
+    return fn()
+  } finally {
+    if (fd !== null) {
+      closeSync(fd)
+      rmSync(lock, { force: true })
+    }
+  }
+}
+
+function staleLock(lock: string): boolean {
+  try {
+    const st = statSync(lock)
+    if (Date.now() - st.mtimeMs > STALE_LOCK_MS) return true
+    const pid = Number(readFileSync(lock, 'utf8'))
+    // a lock being made has no pid yet: its holder is alive
+    return Number.isInteger(pid) && pid > 0 && !alive(pid)
+  } catch {
+    // gone meanwhile: try again
+    return false
+  }
 }

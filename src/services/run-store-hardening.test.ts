@@ -11,7 +11,7 @@ import Conf from 'conf'
 import { RunStore } from './run-store'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
 import { createBackend } from './backend'
-import { cleanStaleTemps, writeFileAtomic } from './atomic-write'
+import { cleanStaleTemps, withFileLockSync, writeFileAtomic } from './atomic-write'
 import { openKeyValueStore, type KeyValueStore } from './kv'
 import { sampleRun } from './__fixtures__/sample-run'
 
@@ -262,6 +262,59 @@ describe('two processes on one data folder', () => {
     expect(Object.keys(index)).toHaveLength(2 * N)
     expect(readdirSync(runsOf(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([])
   }, 120_000)
+
+  it('two processes saving at once, with no listing between, leave every run in the stored index', async () => {
+    // the index is read, changed and written by each save: without the index lock, 150 saves of
+    // each process left 205-219 of the 300 runs in config.json (until a listing or a restart)
+    const dir = dataDir()
+    const script = join(__dirname, '__fixtures__', 'index-writer.ts')
+    const N = 150
+    const run = (name: string): Promise<{ code: number | null; err: string }> => new Promise((ok) => {
+      const p = spawn(process.execPath, [...TSX_WORKER_ARGV, script, dir, name, String(N)], { stdio: ['ignore', 'ignore', 'pipe'] })
+      let err = ''
+      p.stderr.on('data', (d) => (err += d))
+      p.on('exit', (code) => ok({ code, err }))
+    })
+    for (const r of await Promise.all([run('x'), run('y')])) expect(r.code, r.err).toBe(0)
+    const index = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).runs as Record<string, unknown>
+    expect(Object.keys(index)).toHaveLength(2 * N)
+    expect(existsSync(join(dir, 'runs-index.lock'))).toBe(false)
+  }, 120_000)
+
+  it('two stores saving interleaved: each renames and deletes the other\'s runs without a refresh, and the index loses none', async () => {
+    const dir = dataDir()
+    const a = await RunStore.open(dir, conf(dir))
+    const b = await RunStore.open(dir, conf(dir))
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).save(sampleRun(`run-${i % 2 ? 'a' : 'b'}-${String(i).padStart(2, '0')}`, at(i)))))
+    // each acts on a run only the other saved, with no listing first
+    expect((await a.rename('run-b-00', 'renamed by a')).name).toBe('renamed by a')
+    expect((await b.rename('run-a-01', 'renamed by b')).name).toBe('renamed by b')
+    await a.delete('run-b-02')
+    await b.delete('run-a-03')
+    const index = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).runs as Record<string, { name: string }>
+    expect(Object.keys(index)).toHaveLength(38)
+    expect(index['run-b-00'].name).toBe('renamed by a')
+    expect(index['run-a-01'].name).toBe('renamed by b')
+    expect(index['run-b-02'] ?? index['run-a-03']).toBeUndefined()
+    for (const s of [a, b]) {
+      await s.refresh()
+      expect(s.list()).toHaveLength(38)
+      expect(s.getProblems()).toEqual([])
+    }
+  })
+
+  it('the index lock of a process that died is taken over; a held one is waited for', () => {
+    const dir = dataDir()
+    const lock = join(dir, 'runs-index.lock')
+    writeFileSync(lock, '999999999')
+    expect(withFileLockSync(lock, () => readFileSync(lock, 'utf8'))).toBe(String(process.pid))
+    expect(existsSync(lock)).toBe(false)
+    // held by a live process (this one, as another would): the wait ends at its limit, and fn runs
+    writeFileSync(lock, String(process.ppid))
+    expect(withFileLockSync(lock, () => 'ran', 30)).toBe('ran')
+    expect(readFileSync(lock, 'utf8')).toBe(String(process.ppid))
+  })
 
   it('a window of one process is told when the other saves a run, and lists it', async () => {
     const dir = dataDir()

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { RunSummary, StoreProblem, StoredRun } from '../shared/ipc'
 import type { KeyValueStore } from './kv'
-import { alive, isAtomicTemp, isStaleTemp, writeFileAtomic } from './atomic-write'
+import { alive, isAtomicTemp, isStaleTemp, withFileLockSync, writeFileAtomic } from './atomic-write'
 import { moveAside } from './aside'
 import { makeDirsAsync } from './data-dir'
 
@@ -60,6 +60,8 @@ interface IndexEntry extends RunSummary {
 }
 
 const INDEX_KEY = 'runs'
+/** Held while a process rewrites the run index (withFileLockSync). */
+const INDEX_LOCK = 'runs-index.lock'
 /** Far above any real run (a few MB); a larger file is not read into memory. */
 const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024
 const CHECKSUM = /,"checksum":"sha256:([0-9a-f]{64})"\}\s*$/
@@ -277,16 +279,23 @@ export class RunStore {
     this.pending.set(id, e)
   }
 
-  /** Merge this process's changes into the stored index: another process's entries stay. */
+  /**
+   * Merge this process's changes into the stored index: another process's entries stay. The
+   * read-modify-write holds the folder's index lock, so that two processes saving at once do not
+   * write over each other's entries (two processes saving 150 runs each left 205-219 of 300 in
+   * the index).
+   */
   private flushIndex(): void {
     if (this.pending.size === 0) return
-    const stored = this.loadIndex()
-    for (const [id, e] of this.pending) {
-      if (e) stored.set(id, e)
-      else stored.delete(id)
-    }
-    this.pending.clear()
-    this.kv.set(INDEX_KEY, Object.fromEntries(stored))
+    withFileLockSync(join(this.dataDir, INDEX_LOCK), () => {
+      const stored = this.loadIndex()
+      for (const [id, e] of this.pending) {
+        if (e) stored.set(id, e)
+        else stored.delete(id)
+      }
+      this.pending.clear()
+      this.kv.set(INDEX_KEY, Object.fromEntries(stored))
+    })
   }
 
   /** Record a problem once: the same file with the same trouble is not reported twice. */

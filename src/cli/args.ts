@@ -219,7 +219,8 @@ export const USAGE = `usage: schedlab COMMAND [options]
       measures this machine (cyclictest alone, hackbench alone; Linux, root), --from reads
       such a measurement (calibrate --real saves it as FILE.real.json) or the clean ct-alone
       runs of a fidelity:real cache directory, --published uses the seed threads' RB5 tables,
-      --vm measures the same two workloads in guests of schedlab vm on the topology (6.12 by
+      --vm measures the same two workloads and cyclictest against a nice-19 hog (which also
+      fits the idle loop's exit, idleExitUs) in guests of schedlab vm on the topology (6.12 by
       default; saved as FILE.vm.json, which --from reads again).
       --params fits only those parameters (the others keep the topology's values). Writes the
       calibrated topology file (--out) and prints each figure measured and simulated with its

@@ -175,6 +175,16 @@ export function tcgTurnsWarning(accel: 'kvm' | 'tcg', ncpus: number): string | n
   return `TCG runs the ${ncpus} vCPUs in turn on one host thread: a vCPU pauses, its clock running, while another runs, and the guest charges each pause to the task it interrupted; latencies below about 10 ms measure these turns as much as the scheduler (a 1-vCPU topology, or KVM, avoids them: docs/vm.md)`
 }
 
+/**
+ * The guests are x86_64: a simulation of the same scenario builds the kernel defaults that
+ * depend on the architecture (HRTICK in tip-2026) only where the topology says so, so a
+ * topology without "arch": "x86_64" simulates another kernel than the guest runs.
+ */
+export function archWarning(arch: string | undefined, profile: string | undefined): string | null {
+  if (arch === 'x86_64' || profile !== 'tip-2026') return null
+  return `the guest is x86_64, the scenario's topology ${arch === undefined ? 'names no arch' : `says arch ${arch}`}: its simulation builds the kernel defaults that depend on the architecture (HRTICK in tip-2026) differently; set topology "arch": "x86_64" to simulate the kernel the guest runs (docs/vm.md)`
+}
+
 /** The guest's base_slice_ns for a normalized base slice: the kernel scales it by 1 + log2(min(CPUs, 8)). */
 export function scaledBaseSliceNs(baseSliceUs: number, cpus: number, scaling: 'none' | 'log' | 'linear' = 'log'): number {
   const n = Math.min(cpus, 8)
@@ -267,6 +277,8 @@ export async function runVmOne(run: RunSpec, setup: VmSetup, opts: VmOptions, at
   const hz = Number(setup.kernel.config.get('CONFIG_HZ') ?? 250)
   if (kernelSpec.hz !== hz) warnings.push(`the VM's kernel has HZ ${hz}; the scenario's HZ ${kernelSpec.hz} applies to simulations only`)
   if (kernelSpec.costs !== undefined) warnings.push("the scenario's kernel.costs describe the modeled kernel; a VM run has the guest's own")
+  const arch = archWarning(s.topology.arch, kernelSpec.profile)
+  if (arch !== null) warnings.push(arch)
   if (variant.patches.length > 0) warnings.push(`the patch series ${variant.patches.join(', ')} are assumed built into ${setup.kernel.image}`)
   const features = featureWrites(s, run.variantIndex)
   const bufferKb = opts.bufferKb ?? (s.workloads.some((w) => w.type === 'hackbench' || w.type === 'schbench') ? 32768 : 8192)

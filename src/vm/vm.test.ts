@@ -13,7 +13,7 @@ import { diskError, VmFailure, VmRefusal } from './errors'
 import { ensureGuestImage, INIT_SCRIPT, runArchive } from './guest'
 import { resolveKernel, seriesForProfile, systemMirror, userImage } from './images'
 import { chooseAccel, qemuArgs } from './qemu'
-import { checkVmVariants, featureWrites, guestError, parseGuestReport, planText, preemptInEffect, scaledBaseSliceNs, tcgTurnsWarning } from './runner'
+import { checkVmVariants, featureWrites, guestError, parseGuestReport, planText, preemptInEffect, scaledBaseSliceNs, tcgTurnsWarning, archWarning } from './runner'
 import { qemuTopology, qemuTopologyArgs } from './topology'
 
 /** The VM runner's parts that need no QEMU: the image format, topology, plans, reports, refusals. */
@@ -251,6 +251,11 @@ describe('TCG turns', () => {
   it('warns that a multi-vCPU TCG guest pauses its vCPUs in turn, never for one vCPU or KVM', () => {
     expect(tcgTurnsWarning('tcg', 2)).toMatch(/2 vCPUs in turn.*1-vCPU topology, or KVM/)
     expect(tcgTurnsWarning('tcg', 1)).toBeNull()
+    // a tip-2026 simulation builds HRTICK in only on x86_64 (and the other deferred-rearm arches)
+    expect(archWarning(undefined, 'tip-2026')).toMatch(/names no arch.*"arch": "x86_64"/)
+    expect(archWarning('arm64', 'tip-2026')).toMatch(/says arch arm64/)
+    expect(archWarning('x86_64', 'tip-2026')).toBeNull()
+    expect(archWarning(undefined, '6.12')).toBeNull()
     expect(tcgTurnsWarning('kvm', 4)).toBeNull()
   })
 })

@@ -13,6 +13,8 @@ export interface CostConfig {
   timerIrqWorkNs: number
   /** The timer interrupt's work after its wakeup (clock event reprogram, irq exit). */
   timerIrqTailWorkNs: number
+  /** do_idle()'s exit after the wakeup that ends an idle state (tick_nohz_idle_exit), before the switch. */
+  idleExitWorkNs: number
   /** IPI delivery latency to a remote CPU (wall time). */
   ipiNs: number
   /**
@@ -58,6 +60,7 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   contextSwitchWorkNs: 3000,
   timerIrqWorkNs: 4000,
   timerIrqTailWorkNs: 0,
+  idleExitWorkNs: 0,
   ipiNs: 2000,
   coldSwitchWorkNs: 2000,
   selectWorkNs: 250,
@@ -76,6 +79,7 @@ const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
   ['contextSwitchUs', 'contextSwitchWorkNs'],
   ['timerIrqUs', 'timerIrqWorkNs'],
   ['timerIrqTailUs', 'timerIrqTailWorkNs'],
+  ['idleExitUs', 'idleExitWorkNs'],
   ['ipiUs', 'ipiNs'],
   ['coldSwitchUs', 'coldSwitchWorkNs'],
   ['selectUs', 'selectWorkNs'],

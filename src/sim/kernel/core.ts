@@ -52,7 +52,7 @@ import {
 } from './programs'
 import { setTimerDelay, unlinkSlackTimer } from './hrtimer'
 import { runUntil, stallCpu } from './events'
-import { enterIdle } from './idle'
+import { enterIdle, tickNohzIdleExit } from './idle'
 
 const NO_LOAD_HOOKS: LoadHooks = {
   enqueueEntityLoad() {},
@@ -240,6 +240,7 @@ export class Kernel implements SchedKernel {
   idlePredictNs: Float64Array
   avgIdle: Float64Array
   wakeDoneAt: Float64Array
+  leavingIdle: Uint8Array
   schedStall: Float64Array
   irqTailAt: Float64Array
   switchStart: Float64Array
@@ -357,6 +358,7 @@ export class Kernel implements SchedKernel {
     this.idlePredictNs = new Float64Array(c).fill(1_000_000)
     this.avgIdle = new Float64Array(c).fill(2 * cfg.migrationCostNs)
     this.wakeDoneAt = new Float64Array(c)
+    this.leavingIdle = new Uint8Array(c)
     this.schedStall = new Float64Array(c)
     this.irqTailAt = new Float64Array(c).fill(-1)
     this.switchStart = new Float64Array(c)
@@ -767,6 +769,7 @@ export class Kernel implements SchedKernel {
         this.mode[cpu] = CPU_BUSY
         this.lastBusyStart[cpu] = this.now
         this.startTick(cpu)
+        if (this.leavingIdle[cpu] !== 0) tickNohzIdleExit(this, cpu)
       }
       this.switchIn(cpu, next)
     }

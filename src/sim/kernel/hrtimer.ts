@@ -123,8 +123,9 @@ export function timerIrqTail(k: Kernel, cpu: number): void {
   if (k.irqTailAt[cpu] === k.now) return
   k.irqTailAt[cpu] = k.now
   const work = k.cfg.costs.timerIrqTailWorkNs
-  // no reschedule raised: it only stalls the interrupted task
-  if (k.mode[cpu] === CPU_BUSY && k.needResched[cpu] === 0) return k.chargeCpu(cpu, work)
+  // no reschedule this interrupt's exit acts on (neither raised nor a lazy one its exit to user
+  // mode takes, marked by onTimerIrq): it only stalls the interrupted task
+  if (k.mode[cpu] === CPU_BUSY && k.needResched[cpu] === 0 && k.localReschedMark[cpu] === 0) return k.chargeCpu(cpu, work)
   const dt = Math.ceil(work / k.cpuRate[cpu])
   k.sysNs[cpu] += dt
   // the switch this interrupt's exit makes, or the idle loop's exit, starts after it

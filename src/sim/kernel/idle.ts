@@ -14,10 +14,28 @@ export function exitIdle(k: Kernel, cpu: number): number {
     const st = k.idleStates[cpu][k.idleState[cpu]]
     k.mode[cpu] = CPU_AWAKE_IDLE
     k.wakeDoneAt[cpu] = k.now + Math.round(st.exitLatencyUs * 1000)
+    k.leavingIdle[cpu] = 1
     k.nrIdleExits++
     if (k.rec !== null) k.rec.idleExit(cpu, k.wakeDoneAt[cpu])
   }
   return k.wakeDoneAt[cpu] > k.now ? k.wakeDoneAt[cpu] : k.now
+}
+
+/**
+ * do_idle()'s way out once the interrupt that ended the idle state raised a reschedule:
+ * tick_nohz_idle_exit() (restart the stopped tick, account the idle time, update jiffies) and
+ * the preparation of schedule_idle(). It runs after the wakeup, so it lies between
+ * sched_waking and the woken task's switch-in, which a CPU woken while busy does not pay:
+ * `idleExitUs` of CPU work (default 0; a TCG guest's vCPU pays about 5 us), charged once per
+ * exit from an idle state when the CPU switches to a task.
+ */
+export function tickNohzIdleExit(k: Kernel, cpu: number): void {
+  k.leavingIdle[cpu] = 0
+  const work = k.cfg.costs.idleExitWorkNs
+  if (work <= 0) return
+  const dt = Math.ceil(work / k.cpuRate[cpu])
+  k.sysNs[cpu] += dt
+  k.schedStall[cpu] += dt
 }
 
 export function noteIdleDuration(k: Kernel, cpu: number, idleFor: number): void {
@@ -32,6 +50,7 @@ export function noteIdleDuration(k: Kernel, cpu: number, idleFor: number): void 
 export function enterIdle(k: Kernel, cpu: number): void {
   k.mode[cpu] = CPU_IDLE
   k.schedStall[cpu] = 0
+  k.leavingIdle[cpu] = 0
   k.idleStart[cpu] = k.now
   k.idleEnterTs[cpu] = k.now
   const states = k.idleStates[cpu]

@@ -298,6 +298,8 @@ export interface Kernel extends TaskContext {
   /** rq->avg_idle (EWMA of idle durations at wakeup, capped), for newidle balance. */
   avgIdle: Float64Array
   wakeDoneAt: Float64Array
+  /** 1 from an idle state's exit until the idle loop hands the CPU to a task (tickNohzIdleExit). */
+  leavingIdle: Uint8Array
   /**
    * Scheduler work charged while no task can absorb it (during a pick, on the stopper, in an
    * idle CPU's interrupt): it delays the next task this CPU switches to.

@@ -59,6 +59,12 @@ export interface CostsSpec {
    * to the hypervisor, which makes it several microseconds). Default 0.
    */
   timerIrqTailUs?: number
+  /**
+   * The idle loop's exit once a wakeup ended an idle state (tick_nohz_idle_exit, schedule_idle):
+   * after sched_waking, before the woken task's switch-in, on CPUs woken from idle only (a
+   * virtual machine's vCPU pays several microseconds). Default 0.
+   */
+  idleExitUs?: number
   /** Cache/TLB refill when switching to a task other than the CPU's previous one (CPU work at 1024). */
   coldSwitchUs?: number
   /** select_task_rq_fair(): fixed part of one wakeup/fork CPU selection, on the selecting CPU. */

@@ -194,6 +194,7 @@ export const COSTS = z.strictObject({
   ipiUs: z.number().min(0).max(1000).optional().meta(d('Delay of a reschedule/wakeup IPI to a remote CPU')),
   timerIrqUs: z.number().min(0).max(1000).optional().meta(d('Interrupt entry and timer handling on the CPU whose hrtimer fires, up to the wakeup it makes')),
   timerIrqTailUs: z.number().min(0).max(1000).optional().meta(d('The timer interrupt after its wakeup, before the CPU can switch to the woken task: clock event reprogram and interrupt exit (several us on a virtual machine, where the reprogram traps to the hypervisor). Default 0')),
+  idleExitUs: z.number().min(0).max(1000).optional().meta(d('The idle loop\'s exit once a wakeup ended an idle state (tick_nohz_idle_exit, schedule_idle): after sched_waking, before the woken task\'s switch-in, on CPUs woken from idle only (several us on a virtual machine). Default 0')),
   coldSwitchUs: z.number().min(0).max(1000).optional().meta(d('Cache/TLB refill after switching to a task other than the CPU\'s previous one (slows the task, not its latency)')),
   selectUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection (select_task_rq_fair), fixed part, on the selecting CPU. Default 0.25')),
   selectPerCpuUs: z.number().min(0).max(1000).optional().meta(d('Wakeup/fork CPU selection, per CPU examined. Default 0.04')),

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { chromium, type Browser, type LaunchOptions } from 'playwright-core'
+import { makeDirs } from '../src/services/data-dir'
 
 /**
  * The browser of the browser tests, found without anything installed by hand:
@@ -75,7 +76,7 @@ function unpackPackaged(): string {
   const cacheRoot = join(ROOT, 'node_modules', '.cache')
   const dir = join(cacheRoot, `schedlab-chromium-${version}`)
   if (existsSync(join(dir, 'chromium'))) return dir
-  mkdirSync(cacheRoot, { recursive: true })
+  makeDirs(cacheRoot)
   const staging = mkdtempSync(join(cacheRoot, 'schedlab-chromium-unpacking-'))
   try {
     // AWS_EXECUTION_ENV makes the package unpack its copies of NSS and expat as well (al2023/lib),

@@ -25,7 +25,7 @@ quiet: it waits, up to --quiet-wait-s each time, until the budget ends); finishe
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { resolve, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { simulate } from '../src/sim'
@@ -36,6 +36,7 @@ import { realUnavailableReason, runRealOne } from '../src/real/runner'
 import { isRealError } from '../src/real/errors'
 import { direction, fmt, inside, rangeOf, type Range, type Score } from './fidelity-real/ranges'
 import { CASES, EFFECTS, EFFECT_WHY, metricsOf, OUTSIDE_WHY, WARMUP_US, type Metric, type RealCase } from './fidelity-real/cases'
+import { makeDirs } from '../src/services/data-dir'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const CACHE = join(ROOT, 'fidelity-real-cache')
@@ -140,7 +141,7 @@ async function realPhase(): Promise<void> {
     log(`no real runs: ${why}; reporting what is cached`)
     return
   }
-  mkdirSync(CACHE, { recursive: true })
+  makeDirs(CACHE)
   const attempts = new Map<string, number>()
   // round robin over the cases, so that slow changes of the machine spread over all of them
   for (;;) {

@@ -16,14 +16,14 @@
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { simulate } from '../src/sim'
 import { buildTopology } from '../src/sim/kernel/topology'
 import { expandRuns, parseScenario, type Scenario } from '../src/sim/scenario'
 import type { VariantResult, VmRecord } from '../src/shared/result'
-import { defaultDataDir } from '../src/services/data-dir'
+import { defaultDataDir, makeDirs } from '../src/services/data-dir'
 import { prepareVm, runVmOne, vmUnavailableReason } from '../src/vm/runner'
 import { BENCHES, CASES, KERNELS, SEEDS, WARMUP_US, type Bench, type Metric } from './fidelity-vm/cases'
 import { direction, fmt, inside, latencyResolutionUs, rangeOf, type Range, type Score } from './fidelity-real/ranges'
@@ -139,7 +139,7 @@ async function vmPhase(): Promise<void> {
     log(`no VM runs: ${why}; reporting what is cached`)
     return
   }
-  mkdirSync(CACHE, { recursive: true })
+  makeDirs(CACHE)
   const dataDir = opt['data-dir'] ? resolve(opt['data-dir']) : defaultDataDir()
   for (const b of benches) {
     const s = scenarioOf(b)

@@ -8,17 +8,18 @@
  * Usage: npx tsx scripts/real-fixtures.mts
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { parseScenario } from '../src/sim/scenario'
 import { REAL_EVENTS, runRealScenario } from '../src/real/runner'
 import { closeTracefs, openTracefs, TraceInstance } from '../src/real/tracefs'
+import { makeDirs } from '../src/services/data-dir'
 
 const out = join(import.meta.dirname, '..', 'src', 'trace', 'fixtures')
 const kernel = release().split('-')[0]
-mkdirSync(out, { recursive: true })
+makeDirs(out)
 
 const scenario = parseScenario(JSON.stringify({
   name: 'fixture', topology: 'smp-2', durationMs: 400, variants: [{ name: 'base' }],
@@ -46,7 +47,7 @@ try {
     inst.drain()
     const dir = join(out, `raw-${kernel}`)
     rmSync(dir, { recursive: true, force: true })
-    mkdirSync(join(dir, 'formats'), { recursive: true })
+    makeDirs(join(dir, 'formats'))
     for (const f of inst.rawFiles()) writeFileSync(join(dir, `cpu${f.cpu}.raw`), readFileSync(f.path))
     for (const ev of REAL_EVENTS) writeFileSync(join(dir, 'formats', `${ev.split('/')[1]}.format`), readFileSync(join(inst.dir, 'events', ev, 'format')))
     writeFileSync(join(dir, 'kernel.txt.gz'), gzipSync(text))

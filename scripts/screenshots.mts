@@ -6,7 +6,7 @@
  * `schedlab serve` in Chromium on a throwaway data folder, as the end-to-end tests do. Each
  * step waits for the state it shows (the editor's text, a finished run, a drawn chart).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -15,6 +15,7 @@ import { ensureBuilt } from '../src/cli/build-check'
 import { readPreset } from '../src/services/sim-adapter'
 import { textHash } from '../src/shared/text-hash'
 import { launchChromium, ROOT, startServe } from '../e2e/host'
+import { makeDirs } from '../src/services/data-dir'
 
 const OUT = join(ROOT, 'docs', 'screenshots')
 const PRESET = 'cyclictest-hackbench-rb5'
@@ -50,7 +51,7 @@ async function run(page: Page): Promise<void> {
 }
 
 ensureBuilt(ROOT)
-mkdirSync(OUT, { recursive: true })
+makeDirs(OUT)
 const dataDir = mkdtempSync(join(tmpdir(), 'schedlab-shots-'))
 const serve = await startServe(dataDir)
 const browser = await launchChromium()

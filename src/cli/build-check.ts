@@ -1,6 +1,7 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
+import { makeDirs } from '../services/data-dir'
 
 /**
  * The built app (out/) must match the sources: `schedlab serve` and the tests that load the
@@ -50,7 +51,7 @@ export function ensureBuilt(root: string, options: BuildOptions = {}): void {
   const log = options.log ?? ((l: string) => process.stderr.write(l.endsWith('\n') ? l : l + '\n'))
   if (buildIsCurrent(root)) return
   const lock = join(root, 'out', '.build-lock')
-  mkdirSync(join(root, 'out'), { recursive: true })
+  makeDirs(join(root, 'out'))
   let fd = -1
   for (let waited = 0; fd < 0; waited += 200) {
     try {

@@ -5,12 +5,12 @@
  * modules before any run. The command line is the user's own process, so it loads patch
  * modules itself (the workbench's hosts do that only in their simulation workers).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { basename, dirname, extname, resolve } from 'node:path'
 import { evaluatePatch, patchModuleInfo, PatchError, type PatchModuleInfo, type PatchModuleSource } from '../sim/patch-api/evaluate'
 import { HOOK_POINTS } from '../sim/patch-api/hook-points'
 import { defaultLibrary, listLibrary, patchReader, readPatchFile, type PatchLibrary } from '../services/patch-loader'
-import { defaultDataDir, patchLibraryDir } from '../services/data-dir'
+import { defaultDataDir, makeDirs, patchLibraryDir } from '../services/data-dir'
 import { InputError } from './errors'
 import type { CliIo } from './io'
 import { patchTemplate } from '../shared/patch-template'
@@ -35,7 +35,7 @@ export function patchNewCommand(target: string, io: CliIo): number {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new InputError(`patch new: "${name}" is not a patch name (1-64 letters, digits, '-', '_', '.')`)
   if (existsSync(file)) throw new InputError(`patch new: ${file} exists already`)
   try {
-    mkdirSync(dirname(file), { recursive: true })
+    makeDirs(dirname(file))
     writeFileSync(file, patchTemplate(name), { flag: 'wx' })
   } catch (e) {
     throw new InputError(`patch new: cannot write ${file}: ${(e as Error).message}`)

@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { gzipSync, gunzipSync } from 'node:zlib'
 import { Prng } from '../sim/engine/prng'
 import { runCli } from './index'
 import { memoryIo } from './io'
+import { makeDirs } from '../services/data-dir'
 
 /**
  * A deterministic mutation fuzzer of `schedlab analyze`: the repository's real traces (the
@@ -133,7 +134,7 @@ export function traceFuzzCases(seeds: { name: string; text: string }[], count: n
 
 /** Run one case through `schedlab analyze` on a real file (the bounded reader included). */
 export async function runTraceFuzzCase(c: TraceFuzzCase, dir = join(tmpdir(), `schedlab-trace-fuzz-${process.pid}`)): Promise<TraceFuzzOutcome> {
-  mkdirSync(dir, { recursive: true })
+  makeDirs(dir)
   const file = join(dir, `${c.id}-${c.seed}`)
   writeFileSync(file, c.bytes)
   const io = memoryIo()

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { LogHistogram } from '../sim/metrics/histogram'
 import type { RunSpec } from '../sim/scenario'
@@ -10,6 +9,7 @@ import { openLineWriter, traceFileName } from '../trace/line-writer'
 import type { RawDecodeStats } from '../trace/ring-buffer'
 import { crossCheck } from './cross-check'
 import { parseHackbenchTimes, type WorkloadPlan } from './workloads'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * A traced run's result object, whichever kernel ran it (this machine's for `schedlab real`,
@@ -111,7 +111,7 @@ interface TraceSink {
 
 function traceSink(dir: string | undefined, run: RunSpec, label: string, ncpus: number): TraceSink | null {
   if (!dir) return null
-  mkdirSync(dir, { recursive: true })
+  makeDirs(dir)
   const w = openLineWriter(join(dir, traceFileName(run.scenario.name, run.variant, label)))
   const fmt = new FtraceFormatter()
   for (const l of fmt.header(ncpus)) w.line(l)

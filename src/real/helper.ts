@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { RealRefusal } from './errors'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * The native helper (src/real/helper.c): built with the system's C compiler ($CC, else cc)
@@ -37,7 +38,7 @@ export function ensureHelper(): string {
   const dir = helperCacheDir()
   const bin = join(dir, `schedlab-helper-${hash}`)
   if (existsSync(bin)) return (built = bin)
-  mkdirSync(dir, { recursive: true })
+  makeDirs(dir)
   const cc = process.env.CC || 'cc'
   const tmp = `${bin}.${process.pid}.tmp`
   const r = spawnSync(cc, ['-O2', '-pthread', '-o', tmp, src.path], { encoding: 'utf8' })

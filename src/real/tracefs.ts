@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { parseEventFormat, type EventFormat } from '../trace/ring-buffer'
 import { RealRefusal } from './errors'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * tracefs for a real run: a private instance (instances/NAME) with its own clock, events and
@@ -231,7 +232,7 @@ export class TraceInstance {
       if (e instanceof RealRefusal) throw e
       throw new RealRefusal(`cannot configure the tracefs instance ${dir}: ${(e as Error).message}`)
     }
-    mkdirSync(opts.rawDir, { recursive: true })
+    makeDirs(opts.rawDir)
     for (const cpu of inst.cpus) {
       inst.fds.push(openSync(join(dir, 'per_cpu', `cpu${cpu}`, 'trace_pipe_raw'), constants.O_RDONLY | constants.O_NONBLOCK))
       inst.outFds.push(openSync(join(opts.rawDir, `cpu${cpu}.raw`), 'w'))

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PolicyName } from '../sim/kernel/api'
@@ -10,6 +10,7 @@ import type {
 } from '../sim/scenario/workload-specs'
 import { RealRefusal } from './errors'
 import type { SchedAttrs } from './helper'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * A scenario's workloads as processes on this machine: rt-tests' cyclictest and hackbench,
@@ -223,7 +224,7 @@ export function rtappCalibration(bin: string, cacheDir: string, log?: (l: string
     // not measured yet
   }
   log?.("measuring rt-app's ns per loop once for this machine (rt-app's calibration, about 15 s)")
-  mkdirSync(cacheDir, { recursive: true })
+  makeDirs(cacheDir)
   const dir = mkdtempSync(join(tmpdir(), 'schedlab-rtapp-'))
   try {
     const cfg = join(dir, 'calibrate.json')

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { helperSourceText } from '../real/helper'
 import { cpioGz, parentDirs, type CpioEntry } from './cpio'
 import { diskError, VmRefusal } from './errors'
 import { which } from './images'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * The guest: an initramfs of busybox, rt-tests' cyclictest and hackbench, rt-app and schbench
@@ -122,7 +123,7 @@ export function staticHelper(cacheDir: string): string {
   const bin = join(dir, `schedlab-helper-static-${hash}`)
   if (existsSync(bin)) return bin
   try {
-    mkdirSync(dir, { recursive: true })
+    makeDirs(dir)
   } catch (e) {
     throw diskError(e, cacheDir, 'the guest helper')
   }
@@ -204,7 +205,7 @@ export function ensureGuestImage(cacheDir: string, opts: { log?: (l: string) => 
     ...paths.map((p) => ({ type: 'file' as const, path: p, data: files.get(p) as Buffer | string, mode: modes.get(p) ?? 0o644 }))
   ]
   try {
-    mkdirSync(dir, { recursive: true })
+    makeDirs(dir)
     const tmp = `${path}.${process.pid}.tmp`
     writeFileSync(tmp, cpioGz(entries))
     renameSync(tmp, path)

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { diskError, VmCancelled, VmFailure, VmRefusal } from './errors'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * Kernel images for `schedlab vm`: Debian's mainline-based cloud kernels by series ("6.12" from
@@ -196,7 +197,7 @@ async function fetchKernel(series: KernelSeries, cacheDir: string, opts: FetchOp
   if (!existsSync(KEYRING)) throw new VmRefusal(`fetching Debian's kernels needs Debian's archive keyring (${KEYRING}: apt-get install debian-archive-keyring), or give --kernel PATH to a bzImage`)
   const aptDir = join(cacheDir, 'apt')
   try {
-    for (const d of [join(aptDir, 'lists', 'partial'), join(aptDir, 'cache', 'archives', 'partial'), join(cacheDir, 'kernels')]) mkdirSync(d, { recursive: true })
+    for (const d of [join(aptDir, 'lists', 'partial'), join(aptDir, 'cache', 'archives', 'partial'), join(cacheDir, 'kernels')]) makeDirs(d)
     const free = freeMb(cacheDir)
     if (free !== null && free < KERNEL_FETCH_MB) throw Object.assign(new Error('No space left on device'), { code: 'ENOSPC' })
     const mirror = opts.mirror ?? process.env.SCHEDLAB_DEBIAN_MIRROR ?? systemMirror()
@@ -212,7 +213,7 @@ async function fetchKernel(series: KernelSeries, cacheDir: string, opts: FetchOp
   opts.progress?.(0, `downloading ${pkg.name}`)
   log(`downloading ${pkg.name} ${pkg.version} (${(pkg.size / 1e6).toFixed(1)} MB) into ${cacheDir}`)
   const work = join(cacheDir, 'kernels', `.fetch-${process.pid}-${Date.now().toString(36)}`)
-  mkdirSync(work, { recursive: true })
+  makeDirs(work)
   try {
     let lastTenth = -1
     await apt(['download', pkg.name], opt, work, opts.signal, (line) => {
@@ -238,7 +239,7 @@ async function fetchKernel(series: KernelSeries, cacheDir: string, opts: FetchOp
     const dest = join(cacheDir, 'kernels', release)
     const stage = `${dest}.${process.pid}.tmp`
     rmSync(stage, { recursive: true, force: true })
-    mkdirSync(stage, { recursive: true })
+    makeDirs(stage)
     renameSync(found[0], join(stage, 'vmlinuz'))
     if (config[0]) renameSync(config[0], join(stage, 'config'))
     writeFileSync(join(stage, 'kernel.json'), JSON.stringify({ version: release, package: pkg.name, packageVersion: pkg.version, series: series.series, suite: series.suite, fetched: new Date().toISOString() }, null, 2) + '\n')

@@ -16,6 +16,7 @@ import { ensureGuestImage, GUEST_MARK, runArchive, type GuestImage } from './gue
 import { resolveKernel, seriesForProfile, vmCacheDir, type KernelImage } from './images'
 import { chooseAccel, ICOUNT_SHIFT, markKvmBroken, qemuArgs, qemuUnavailableReason, runGuest, type AccelChoice, type GuestRun } from './qemu'
 import { qemuTopology, qemuTopologyArgs, type QemuTopology } from './topology'
+import { makeDirs } from '../trace/make-dirs'
 
 /**
  * `schedlab vm`: a scenario's runs on a mainline kernel in QEMU, one guest per variant x seed.
@@ -107,7 +108,7 @@ export async function prepareVm(scenario: Scenario, opts: VmOptions): Promise<Vm
   if (why) throw new VmRefusal(why)
   const cacheDir = vmCacheDir(opts.dataDir)
   try {
-    mkdirSync(cacheDir, { recursive: true })
+    makeDirs(cacheDir)
   } catch (e) {
     throw diskError(e, cacheDir, 'the VM cache')
   }

@@ -1,14 +1,15 @@
+import { join } from 'node:path'
 import type { ApiEventName, ApiEvents, AppInfo, HostLimits, ServiceMethods, StoreProblem } from '../shared/ipc'
 import { memoryBudgetBytes, runMemoryOf } from './limits'
 import type { VariantResult } from '../shared/result'
 import { WorkerPool } from './worker-pool'
-import { RunNotFoundError, RunStore } from './run-store'
+import { INDEX_LOCK, RunNotFoundError, RunStore } from './run-store'
 import { RunService } from './run-service'
 import { analyzeOnPool } from './trace-job'
 import { RealService } from './real-service'
 import { VmService } from './vm-service'
 import { SettingsService } from './settings'
-import type { KeyValueStore } from './kv'
+import { lockedWrites, type KeyValueStore } from './kv'
 import { exportContent } from './export'
 import * as scenarios from './scenario-service'
 import * as sim from './sim-adapter'
@@ -70,7 +71,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     for (const l of listeners) l(event, payload)
   }
   const store = await RunStore.open(opts.dataDir, opts.kv, opts.kvProblems ?? [])
-  const settings = new SettingsService(opts.kv, opts.limits)
+  // settings share config.json with the run index: their writes hold the same lock
+  const settings = new SettingsService(lockedWrites(opts.kv, join(opts.dataDir, INDEX_LOCK)), opts.limits)
   // Every job of every run, whoever submits it, waits for its memory to fit (or is refused).
   const pool = new WorkerPool<VariantResult>({
     workerPath: opts.workerPath, execArgv: opts.execArgv, size: opts.poolSize,

@@ -2,7 +2,7 @@ import { existsSync, openSync, readFileSync, renameSync, writeFileSync, fsyncSyn
 import { dirname } from 'node:path'
 import type { StoreProblem } from '../shared/ipc'
 import { moveAsideSync } from './aside'
-import { cleanStaleTemps } from './atomic-write'
+import { cleanStaleTemps, withFileLockSync } from './atomic-write'
 
 /**
  * The key-value store behind settings and the run index: electron-store in the desktop app,
@@ -60,5 +60,16 @@ export function openKeyValueStore(
       movedTo
     }
     return { kv: factory(), problems: [problem] }
+  }
+}
+
+/**
+ * `kv` whose writes hold `lock` (withFileLockSync): settings written by one process then do not
+ * overwrite the run index another process is writing into the same config.json.
+ */
+export function lockedWrites(kv: KeyValueStore, lock: string): KeyValueStore {
+  return {
+    get: (key) => kv.get(key),
+    set: (key, value) => withFileLockSync(lock, () => kv.set(key, value))
   }
 }

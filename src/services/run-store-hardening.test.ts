@@ -12,7 +12,7 @@ import { RunStore } from './run-store'
 import { MemoryKv, TSX_WORKER_ARGV, fixtureWorker, tempDir } from './test-helpers'
 import { createBackend } from './backend'
 import { cleanStaleTemps, withFileLockSync, writeFileAtomic } from './atomic-write'
-import { openKeyValueStore, type KeyValueStore } from './kv'
+import { lockedWrites, openKeyValueStore, type KeyValueStore } from './kv'
 import { sampleRun } from './__fixtures__/sample-run'
 
 const cleanups: (() => void)[] = []
@@ -302,6 +302,16 @@ describe('two processes on one data folder', () => {
       expect(s.list()).toHaveLength(38)
       expect(s.getProblems()).toEqual([])
     }
+  })
+
+  it('settings writes hold the index lock too', () => {
+    const dir = dataDir()
+    const lock = join(dir, 'runs-index.lock')
+    const held: string[] = []
+    const kv = lockedWrites({ get: () => undefined, set: () => void held.push(readFileSync(lock, 'utf8')) }, lock)
+    kv.set('theme', 'dark')
+    expect(held).toEqual([String(process.pid)])
+    expect(existsSync(lock)).toBe(false)
   })
 
   it('the index lock of a process that died is taken over; a held one is waited for', () => {

@@ -60,8 +60,8 @@ interface IndexEntry extends RunSummary {
 }
 
 const INDEX_KEY = 'runs'
-/** Held while a process rewrites the run index (withFileLockSync). */
-const INDEX_LOCK = 'runs-index.lock'
+/** In the data folder: held while a process rewrites config.json's run index or settings (withFileLockSync). */
+export const INDEX_LOCK = 'runs-index.lock'
 /** Far above any real run (a few MB); a larger file is not read into memory. */
 const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024
 const CHECKSUM = /,"checksum":"sha256:([0-9a-f]{64})"\}\s*$/

@@ -39,6 +39,9 @@ export interface CostConfig {
   /** Workload calibration: a hackbench write() / read() without its own writeUs / readUs. */
   hackbenchWriteWorkNs: number
   hackbenchReadWorkNs: number
+  /** The same on a socket; -1: the pipe's. */
+  hackbenchSocketWriteWorkNs: number
+  hackbenchSocketReadWorkNs: number
 }
 
 /**
@@ -71,7 +74,9 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   pushWorkNs: 1000,
   stopperWorkNs: 2000,
   hackbenchWriteWorkNs: 1200,
-  hackbenchReadWorkNs: 1200
+  hackbenchReadWorkNs: 1200,
+  hackbenchSocketWriteWorkNs: -1,
+  hackbenchSocketReadWorkNs: -1
 })
 
 /** Microsecond field of CostsSpec -> nanosecond field of CostConfig. */
@@ -90,7 +95,9 @@ const COST_FIELDS: readonly [keyof CostsSpec, keyof CostConfig][] = [
   ['pushUs', 'pushWorkNs'],
   ['stopperUs', 'stopperWorkNs'],
   ['hackbenchWriteUs', 'hackbenchWriteWorkNs'],
-  ['hackbenchReadUs', 'hackbenchReadWorkNs']
+  ['hackbenchReadUs', 'hackbenchReadWorkNs'],
+  ['hackbenchSocketWriteUs', 'hackbenchSocketWriteWorkNs'],
+  ['hackbenchSocketReadUs', 'hackbenchSocketReadWorkNs']
 ]
 
 export function resolveCosts(spec: CostsSpec | undefined): CostConfig {

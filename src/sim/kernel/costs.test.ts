@@ -146,4 +146,16 @@ describe('workload calibration in the topology (costs.hackbenchWriteUs / hackben
   it('the workload\'s own writeUs/readUs win over the topology', () => {
     expect(time({ hackbenchWriteUs: 5, hackbenchReadUs: 5 }, { writeUs: 0.5, readUs: 0.5 })).toBe(time({}, { writeUs: 0.5, readUs: 0.5 }))
   })
+  it('sockets take hackbenchSocketWriteUs/ReadUs where the topology gives them, pipes never', () => {
+    const pipe = { ipc: 'pipe' }
+    const socket = { ipc: 'socket' }
+    const both = { hackbenchWriteUs: 0.5, hackbenchReadUs: 0.5 }
+    // without socket costs a socket costs what a pipe does (as before)
+    expect(time({ ...both, hackbenchSocketWriteUs: 0.5, hackbenchSocketReadUs: 0.5 }, socket)).toBe(time(both, socket))
+    // the socket costs change sockets only
+    expect(time({ ...both, hackbenchSocketWriteUs: 5, hackbenchSocketReadUs: 5 }, pipe)).toBe(time(both, pipe))
+    expect(time({ ...both, hackbenchSocketWriteUs: 5, hackbenchSocketReadUs: 5 }, socket)).toBeGreaterThan(time(both, socket) * 2)
+    // the workload's own costs still win
+    expect(time({ ...both, hackbenchSocketWriteUs: 5, hackbenchSocketReadUs: 5 }, { ...socket, writeUs: 0.5, readUs: 0.5 })).toBe(time({}, { ...socket, writeUs: 0.5, readUs: 0.5 }))
+  })
 })

@@ -156,6 +156,15 @@ export function x86TwoSocketSpec(): TopologySpec {
       [10, 21],
       [21, 10]
     ],
+    // Fitted to seed 003's vanilla columns only (the baseline: NEXT_BUDDY v4's column is
+    // predicted). From 48 to 296 groups hackbench is throughput-bound: the board spends 1.1-1.5 us
+    // of CPU per pipe message and 3.2-3.4 us per socket message, where the default 1.2 us per
+    // write and read made pipes 1.9-2.4x slow and sockets 0.75x. At 1 group a sender's own writes
+    // bound the time (1.3 us per write on the board, 20 senders sharing each pipe), which one
+    // cost per message cannot give as well: 0.65 us per pipe write and read keep every pipes row
+    // within 2x (0.55x at 1 group, 1.0x at 12, 1.06x at 48, 1.34x at 296); sockets 1.3 us
+    // (0.95x at 4 groups, 0.88x at 79).
+    costs: { hackbenchWriteUs: 0.65, hackbenchReadUs: 0.65, hackbenchSocketWriteUs: 1.3, hackbenchSocketReadUs: 1.3 },
     clusters: [socket(0), socket(1)]
   }
 }

@@ -84,6 +84,13 @@ export interface CostsSpec {
   /** Workload calibration: one hackbench write() / read() of CPU work at capacity 1024. */
   hackbenchWriteUs?: number
   hackbenchReadUs?: number
+  /**
+   * The same on an AF_UNIX stream socket (hackbench without -p: unix_stream_sendmsg /
+   * unix_stream_recvmsg, an skb per message, where a pipe merges messages into its pages).
+   * Default: the pipe's.
+   */
+  hackbenchSocketWriteUs?: number
+  hackbenchSocketReadUs?: number
 }
 
 /**

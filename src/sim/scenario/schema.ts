@@ -77,8 +77,8 @@ export const HACKBENCH = z
     ipc: z.enum(['pipe', 'socket']).default('socket').meta(d('pipe (-p) or AF_UNIX stream socket pair (the default)')),
     mode: z.enum(['process', 'thread']).default('process').meta(d('Workers are processes (-P, default) or threads (-T)')),
     repeat: z.boolean().default(false).meta(d('Start the next round when one finishes, until the end of the run (a background load); timeSec is then the mean round time')),
-    writeUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one write() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchWriteUs), else 1.2')),
-    readUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one read() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchReadUs), else 1.2')),
+    writeUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one write() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchWriteUs, on sockets hackbenchSocketWriteUs), else 1.2')),
+    readUs: z.number().min(0).max(1000).optional().meta(d('Model: CPU work of one read() at capacity 1024, microseconds. Default: the topology\'s calibration (costs.hackbenchReadUs, on sockets hackbenchSocketReadUs), else 1.2')),
     pipeBufferBytes: z.number().int().min(4096).max(1 << 24).default(65536).meta(d('Pipe capacity: 16 pages of 4096 bytes; small writes share a page')),
     socketBufferBytes: z.number().int().min(4096).max(1 << 26).default(212992).meta(d('Socket send buffer (net.core.wmem_default); each message is charged its size + 576 bytes of skb overhead'))
   })
@@ -204,7 +204,9 @@ export const COSTS = z.strictObject({
   pushUs: z.number().min(0).max(1000).optional().meta(d('One fair push attempt (short-slice v2), on the pushing CPU. Default 1')),
   stopperUs: z.number().min(0).max(1000).optional().meta(d('One stopper run (active balance), on its CPU. Default 2')),
   hackbenchWriteUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: CPU work of one hackbench write() at capacity 1024, where a hackbench workload gives no writeUs. Default 1.2')),
-  hackbenchReadUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: CPU work of one hackbench read() at capacity 1024, where a hackbench workload gives no readUs. Default 1.2'))
+  hackbenchReadUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: CPU work of one hackbench read() at capacity 1024, where a hackbench workload gives no readUs. Default 1.2')),
+  hackbenchSocketWriteUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: the same as hackbenchWriteUs for hackbench on AF_UNIX stream sockets (the default ipc; an skb per message, where a pipe merges messages into its pages). Default: hackbenchWriteUs')),
+  hackbenchSocketReadUs: z.number().min(0).max(1000).optional().meta(d('Workload calibration: the same as hackbenchReadUs for hackbench on AF_UNIX stream sockets. Default: hackbenchReadUs'))
 })
 
 export const TOPOLOGY = z

@@ -150,8 +150,12 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
       bench = new Bench(spec, delayNs(spec))
       const extra = spec.mode === 'thread' ? THREAD_FDGET_US : 0
       // the workload's own costs, else the topology's calibration of this machine
-      const writeNs = Math.round(spec.writeUs !== undefined ? (spec.writeUs + extra) * US : host.costs.hackbenchWriteWorkNs + extra * US)
-      const readNs = Math.round(spec.readUs !== undefined ? (spec.readUs + extra) * US : host.costs.hackbenchReadWorkNs + extra * US)
+      const c = host.costs
+      const socket = spec.ipc === 'socket'
+      const calWrite = socket && c.hackbenchSocketWriteWorkNs >= 0 ? c.hackbenchSocketWriteWorkNs : c.hackbenchWriteWorkNs
+      const calRead = socket && c.hackbenchSocketReadWorkNs >= 0 ? c.hackbenchSocketReadWorkNs : c.hackbenchReadWorkNs
+      const writeNs = Math.round(spec.writeUs !== undefined ? (spec.writeUs + extra) * US : calWrite + extra * US)
+      const readNs = Math.round(spec.readUs !== undefined ? (spec.readUs + extra) * US : calRead + extra * US)
       const kind = spec.mode === 'thread' ? 't' : 'p'
       bench.groups.forEach((g, gi) => {
         // Receivers first, as hackbench creates them before the senders of a group.

@@ -135,6 +135,12 @@ export interface TaskContext {
    */
   setRunLeft(task: number, workNs: number): void
   /**
+   * Add `workNs` at the end of the task's current run action (a coalesced batch of operations
+   * goes on longer than planned): the progress made so far and the end of every operation
+   * already planned stay exactly where they were. Not for the calling task.
+   */
+  extendRun(task: number, workNs: number): void
+  /**
    * Operations of the task's current runOps batch not completed yet as of now (the one in
    * flight included). One ending at this very instant counts as completed when the
    * one-by-one run would have handled its end before the event being handled now.

@@ -47,7 +47,7 @@ import {
   WP_FAIR_UNDER_RT, WP_IDLE_CPU, WP_RT_HIGHER_PRIO, WP_RT_NOT_HIGHER, WP_RT_PREEMPTS_FAIR, type KernelRecorder
 } from './recording'
 import {
-  accountProgress, armRunDone, batchPoint, fork, opEndPending, runLeft, runOpsLeft, setAffinity, setAttrs, setRunLeft,
+  accountProgress, armRunDone, batchPoint, extendRun, fork, opEndPending, runLeft, runOpsLeft, setAffinity, setAttrs, setRunLeft,
   terminal
 } from './programs'
 import { setTimerDelay, unlinkSlackTimer } from './hrtimer'
@@ -1162,6 +1162,7 @@ export class Kernel implements SchedKernel {
   setAffinity(task: number, cpus: readonly number[] | null): void { setAffinity(this, task, cpus) }
   runLeft(task: number): number { return runLeft(this, task) }
   setRunLeft(task: number, workNs: number): void { setRunLeft(this, task, workNs) }
+  extendRun(task: number, workNs: number): void { extendRun(this, task, workNs) }
   runOpsLeft(task: number): number { return runOpsLeft(this, task) }
   opDoneNotBefore(): number { return this.opNotBefore }
 

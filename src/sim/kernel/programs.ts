@@ -112,6 +112,20 @@ export function setRunLeft(k: Kernel, task: number, workNs: number): void {
   if (running) armRunDone(k, cpu, task, true)
 }
 
+export function extendRun(k: Kernel, task: number, workNs: number): void {
+  const a = k.action[task]
+  if (a !== ACT_RUN && a !== ACT_RUN_WALL && a !== ACT_RUN_KERNEL) return
+  // remaining counts from segStart: the work added comes after all of it, and a preemption
+  // point keeps its place in the work
+  k.remaining[task] += workNs
+  if (k.pointAt[task] > 0) k.pointAt[task] += workNs
+  const cpu = k.taskCpu[task]
+  if (cpu < 0 || k.curr[cpu] !== task) return
+  // a reschedule waiting for the end of the batch's last syscall now waits for its return
+  if (k.batchOp[task] > 0 && k.pointAt[task] === 0 && (k.needResched[cpu] !== 0 || k.needReschedLazy[cpu] !== 0 || k.stopDeferred[cpu] !== 0)) batchPoint(k, cpu)
+  else armRunDone(k, cpu, task, true, true)
+}
+
 export function runOpsLeft(k: Kernel, task: number): number {
   const op = k.batchOp[task]
   const left = runLeft(k, task)
@@ -286,15 +300,18 @@ export function accountProgress(k: Kernel, cpu: number, t: number): void {
 }
 
 /**
+ * `fromSegStart`: remaining[t] is the work left as of segStart[cpu] (progress since then not
+ * accounted yet, extendRun).
  * `virtual`: the re-arm of a coalesced batch that the one-by-one run does not make (a batch
  * cut short, a preemption point set): the syscall in flight keeps the posting instant it has
  * one by one.
  */
-export function armRunDone(k: Kernel, cpu: number, t: number, virtual = false): void {
+export function armRunDone(k: Kernel, cpu: number, t: number, virtual = false, fromSegStart = false): void {
   const gen = ++k.runDoneGen[cpu]
   // a stall charged before this point already moved segStart: the new event includes it
   k.pendingStall[cpu] = 0
-  const start = k.segStart[cpu] > k.now ? k.segStart[cpu] : k.now
+  // `fromSegStart`: the work left is as of segStart (its progress since then not accounted)
+  const start = fromSegStart || k.segStart[cpu] > k.now ? k.segStart[cpu] : k.now
   const a = k.action[t]
   let dur = 0
   if (a === ACT_RUN) dur = Math.ceil(k.remaining[t] / k.cpuRate[cpu])

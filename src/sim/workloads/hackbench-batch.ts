@@ -42,7 +42,9 @@ export abstract class BatchWorker implements TaskProgram, LazyWorker {
   /** Operations of the batch applied so far; operation applied+1 is in flight (begun). */
   protected applied = 0
   /** Before this instant no operation beyond those applied completes (materialize). */
-  private notBefore = 0
+  protected notBefore = 0
+  /** The batch's run is done and finish() applies it: it no longer grows. */
+  protected ending = false
   constructor(
     protected readonly bench: Bench,
     protected readonly w: number
@@ -65,7 +67,7 @@ export abstract class BatchWorker implements TaskProgram, LazyWorker {
   /** Would completing an operation on ch wake nobody? `inFlight`: the operation in flight (offset 0), which may have waited. */
   protected abstract silent(ch: Channel, inFlight: boolean): boolean
   /** Apply operations applied+1..applied+m (completions, and the begins that follow) at once; false if one would not be silent. */
-  protected abstract applyBulk(m: number): boolean
+  protected abstract applyBulk(k: TaskContext, m: number): boolean
   /** Offset d (from the operation in flight) of the first operation on ch at or after `from`, or -1. */
   protected abstract offsetOf(ch: Channel, from: number): number
   /** Operations from+1..to of the batch will not happen (they were never begun). */
@@ -91,22 +93,29 @@ export abstract class BatchWorker implements TaskProgram, LazyWorker {
         for (let i = 0; i < senders.length; i++) senders[i].cut(k, ch)
         return k.block(task)
       }
-      this.n = this.plan(k, ch)
-      this.applied = 0
-      this.notBefore = 0
-      if (this.n > 0) this.batchBegins()
-      return k.runOps(task, this.n, this.w)
+      return this.startBatch(task, k, ch)
     }
+  }
+
+  /** Plan a batch beginning with an operation on ch (it was checked) and run it. */
+  protected startBatch(task: number, k: TaskContext, ch: Channel): void {
+    this.n = this.plan(k, ch)
+    this.applied = 0
+    this.notBefore = 0
+    if (this.n > 0) this.batchBegins()
+    k.runOps(task, this.n, this.w)
   }
 
   /** The batch's run is done: apply its operations, the last one with its wakeups. */
   private finish(k: TaskContext): void {
+    this.ending = true
     this.applyTo(k, this.n - 1)
     const ch = this.channelAt(0)
     this.prepare(k, ch)
     this.complete(k)
     this.n = 0
     this.applied = 0
+    this.ending = false
     this.batchEnds()
   }
 
@@ -117,7 +126,7 @@ export abstract class BatchWorker implements TaskProgram, LazyWorker {
 
   private applyTo(k: TaskContext, done: number): void {
     if (done <= this.applied) return
-    if (this.applyBulk(done - this.applied)) {
+    if (this.applyBulk(k, done - this.applied)) {
       this.applied = done
       return
     }
@@ -158,6 +167,9 @@ export abstract class BatchWorker implements TaskProgram, LazyWorker {
     const d = this.offsetOf(ch, 0)
     if (d >= 0 && this.mayWake(ch, d)) this.shorten(k, this.applied + 1 + d)
   }
+
+  /** Messages landed on a pipe it reads (LazyWorker.readsMore): a sender's batch takes none. */
+  readsMore(_k: TaskContext): void {}
 
   /** May the operation at offset d (on ch) wake a task waiting there now? */
   protected mayWake(_ch: Channel, _d: number): boolean {
@@ -312,7 +324,12 @@ export class BatchSender extends BatchWorker {
     let n = Math.min(MAX_BATCH, this.left())
     for (let d = 0, i = this.target; d < fds && d < n; d++, i = i + 1 === fds ? 0 : i + 1) {
       const c = chans[i]
-      const room = c.room() - c.lazyWrites
+      let room = c.room() - c.lazyWrites
+      // the reads its reader's batch has done by now free room too
+      if (d > 0 && d + room * fds < n && c.receiver !== null && c.receiver.n > 0) {
+        c.receiver.materialize(k)
+        room = c.room() - c.lazyWrites
+      }
       const byRoom = d === 0 ? (room + 1) * fds : d + room * fds
       if (byRoom < n) n = byRoom
       if (d > 0 && d < n && !this.silent(c, false)) n = d + 1
@@ -336,7 +353,7 @@ export class BatchSender extends BatchWorker {
     ch.lazyWrites--
     ch.place(false)
   }
-  protected applyBulk(m: number): boolean {
+  protected applyBulk(k: TaskContext, m: number): boolean {
     const chans = this.group.channels
     const fds = chans.length
     for (let d = 0, i = this.target; d < fds && d < m; d++, i = i + 1 === fds ? 0 : i + 1) if (!this.silent(chans[i], d === 0)) return false
@@ -354,6 +371,8 @@ export class BatchSender extends BatchWorker {
       if (begun > c.room()) this.bench.coalesceFaults++
       c.placeMany(begun)
       c.lazyWrites -= begun
+      // its reader's batch may read them too
+      if (done > 0 && c.receiver !== null && c.receiver.n > 0) c.receiver.readsMore(k)
     }
     const pos = this.loop * fds + this.target + m
     this.loop = Math.floor(pos / fds)
@@ -436,7 +455,7 @@ export class BatchReceiver extends BatchWorker {
   protected beginLazy(): void {
     if (this.ch.committed === 0) this.bench.coalesceFaults++
   }
-  protected applyBulk(m: number): boolean {
+  protected applyBulk(_k: TaskContext, m: number): boolean {
     if (!this.silent(this.ch, true)) return false
     if (this.ch.committed < m + 1) this.bench.coalesceFaults++
     if (this.ch.consumeMany(m)) this.bench.coalesceFaults++
@@ -444,6 +463,27 @@ export class BatchReceiver extends BatchWorker {
     return true
   }
   protected dropPlanned(): void {}
+
+  /**
+   * Messages landed on its pipe while its batch reads (a write completed, or a sender's batch
+   * applied): the batch reads them too instead of ending where it was planned and starting
+   * another, as long as every read stays silent (readsSilently) and the one-by-one run has not
+   * come to its next read yet (an operation of the batch is still to complete).
+   */
+  override readsMore(k: TaskContext): void {
+    if (this.n === 0 || this.ending) return
+    const ch = this.ch
+    const planned = this.n - this.applied
+    let more = ch.committed - planned
+    if (more <= 0) return
+    const left = this.left() - planned
+    if (more > left) more = left
+    if (more > MAX_BATCH - this.n) more = MAX_BATCH - this.n
+    if (more <= 0 || !this.readsSilently(ch)) return
+    if (k.now >= this.notBefore && k.runOpsLeft(this.task) === 0) return
+    this.n += more
+    k.extendRun(this.task, more * this.w)
+  }
   protected roundDone(): boolean {
     return this.got === this.bench.spec.fds * this.bench.spec.loops
   }

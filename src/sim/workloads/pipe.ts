@@ -29,6 +29,8 @@ export interface LazyWorker {
   cut(k: TaskContext, ch: Channel): void
   /** ch must lose planned writes: end the batch before its first one not begun yet. */
   makeRoom(k: TaskContext, ch: Channel): boolean
+  /** Messages landed on the channel it reads: its batch may read them too. */
+  readsMore(k: TaskContext): void
 }
 
 export const PAGE_BYTES = 4096
@@ -175,6 +177,8 @@ export class Channel {
     this.reserved--
     const wasEmpty = this.committed === 0
     this.committed++
+    // a coalesced reader in the middle of a batch may read it in that batch (hackbench-batch.ts)
+    if (this.receiver !== null && this.receiver.n > 0) this.receiver.readsMore(k)
     if (this.pipe) {
       if (wasEmpty) this.readers.wakeAll(k, WF_SYNC)
       // pipe_write: a writer that had to wait and leaves a free slot wakes the next waiting writer

@@ -243,6 +243,7 @@ export class Kernel implements SchedKernel {
   leavingIdle: Uint8Array
   schedStall: Float64Array
   irqTailAt: Float64Array
+  irqLastWakeAt: Float64Array
   switchStart: Float64Array
   busyNs: Float64Array
   sysNs: Float64Array
@@ -361,6 +362,7 @@ export class Kernel implements SchedKernel {
     this.leavingIdle = new Uint8Array(c)
     this.schedStall = new Float64Array(c)
     this.irqTailAt = new Float64Array(c).fill(-1)
+    this.irqLastWakeAt = new Float64Array(c).fill(-1)
     this.switchStart = new Float64Array(c)
     this.busyNs = new Float64Array(c)
     this.sysNs = new Float64Array(c)

@@ -83,18 +83,43 @@ export function unlinkSlackTimer(k: Kernel, task: number): void {
  * sleeps whose soft expiry has passed, in hard-expiry order, up to the first one not yet
  * soft-expired (__hrtimer_run_queues). They are woken in the same interrupt, before its
  * exit acts on a reschedule: `handleAt` is when that interrupt's timer work is done.
+ *
+ * __hrtimer_run_queues calls one timer function at a time, and each hrtimer_wakeup's
+ * try_to_wake_up (select_task_rq, then the enqueue or the remote wake list) is over before
+ * the next timer runs. On a CPU that was idle (its interrupt came from the timer that fired
+ * first, onTimer), each further sleeper is therefore woken one timer's work (timerIrqWorkNs,
+ * what a busy CPU is charged per timer) after the previous one, and the CPU goes back to its
+ * idle loop, or switches to a wakee, after the last. Other CPUs whose timers expired at the
+ * same moment meanwhile place their own first sleepers, as CPUs running their interrupts in
+ * parallel do. A busy CPU's interrupt (the tick, the hrtick, a timer) still wakes them all at
+ * once; their work is charged to the task it interrupted.
  */
 export function runSoftExpiredTimers(k: Kernel, cpu: number, handleAt: number): void {
+  const serial = k.mode[cpu] !== CPU_BUSY
+  const step = serial ? Math.ceil(k.cfg.costs.timerIrqWorkNs / k.cpuRate[cpu]) : 0
+  let at = handleAt
   let t = k.slackHead[cpu]
   while (t !== NIL && k.timerAt[t] <= k.now) {
     const next = k.slackNext[t]
     unlinkSlackTimer(k, t)
     if (k.rec !== null) k.rec.timerFired(t, cpu, k.timerAt[t])
     const gen = ++k.timerGen[t]
-    if (k.mode[cpu] === CPU_BUSY) k.chargeCpu(cpu, k.cfg.costs.timerIrqWorkNs)
-    if (handleAt <= k.now) onTimerIrq(k, t)
-    else k.eq.push(handleAt, EV_TIMER_IRQ, t, gen)
+    if (serial) {
+      at += step
+      k.sysNs[cpu] += step
+    } else {
+      k.chargeCpu(cpu, k.cfg.costs.timerIrqWorkNs)
+    }
+    if (at <= k.now) onTimerIrq(k, t)
+    else k.eq.push(at, EV_TIMER_IRQ, t, gen)
     t = next
+  }
+  if (at > handleAt) {
+    // the idle loop resumes (or the wakee is switched in) once the last sleeper is woken:
+    // posted as of that instant, the exit sorts after the last wakeup
+    k.irqLastWakeAt[cpu] = at
+    if (at > k.wakeDoneAt[cpu]) k.wakeDoneAt[cpu] = at
+    k.eq.pushPosted(at, EV_IDLE_EXIT, cpu, 0, at)
   }
 }
 
@@ -105,7 +130,8 @@ export function onTimerIrq(k: Kernel, task: number): void {
   k.tryToWakeUp(task, 0, k.timerAt[task])
   // the interrupt's exit acts on a lazy reschedule another CPU raised here without an IPI
   if (k.needReschedLazy[cpu] !== 0 && k.mode[cpu] === CPU_BUSY) k.markLocal(cpu)
-  if (k.cfg.costs.timerIrqTailWorkNs > 0) timerIrqTail(k, cpu)
+  // the tail follows the interrupt's last wakeup
+  if (k.cfg.costs.timerIrqTailWorkNs > 0 && k.now >= k.irqLastWakeAt[cpu]) timerIrqTail(k, cpu)
   k.thisCpu = prevThis
   // back to the idle loop once every timer of this instant has been handled
   if (k.mode[cpu] === CPU_AWAKE_IDLE) {

@@ -307,6 +307,11 @@ export interface Kernel extends TaskContext {
   schedStall: Float64Array
   /** When the CPU last ran a timer interrupt's tail (timerIrqTail: once per interrupt). */
   irqTailAt: Float64Array
+  /**
+   * When the last wakeup of an idle CPU's timer interrupt that wakes several sleepers is
+   * handled (runSoftExpiredTimers); its tail comes after it.
+   */
+  irqLastWakeAt: Float64Array
   /** When the current task began to run after its switch (the instant its latency ends). */
   switchStart: Float64Array
   busyNs: Float64Array

@@ -39,7 +39,7 @@ export interface CostConfig {
   /** Workload calibration: a hackbench write() / read() without its own writeUs / readUs. */
   hackbenchWriteWorkNs: number
   hackbenchReadWorkNs: number
-  /** The same on a socket; -1: the pipe's. */
+  /** The same on a socket (the pipe's where the spec gives none). */
   hackbenchSocketWriteWorkNs: number
   hackbenchSocketReadWorkNs: number
 }
@@ -75,8 +75,8 @@ export const DEFAULT_COSTS: Readonly<CostConfig> = Object.freeze({
   stopperWorkNs: 2000,
   hackbenchWriteWorkNs: 1200,
   hackbenchReadWorkNs: 1200,
-  hackbenchSocketWriteWorkNs: -1,
-  hackbenchSocketReadWorkNs: -1
+  hackbenchSocketWriteWorkNs: 1200,
+  hackbenchSocketReadWorkNs: 1200
 })
 
 /** Microsecond field of CostsSpec -> nanosecond field of CostConfig. */
@@ -106,6 +106,9 @@ export function resolveCosts(spec: CostsSpec | undefined): CostConfig {
     const v = spec?.[us]
     if (v !== undefined) out[ns] = Math.round(v * 1000)
   }
+  // a socket costs what a pipe does unless the spec says otherwise
+  if (spec?.hackbenchSocketWriteUs === undefined) out.hackbenchSocketWriteWorkNs = out.hackbenchWriteWorkNs
+  if (spec?.hackbenchSocketReadUs === undefined) out.hackbenchSocketReadWorkNs = out.hackbenchReadWorkNs
   return out
 }
 

@@ -152,8 +152,8 @@ export function createHackbench(spec: HackbenchWorkload, index: number): Workloa
       // the workload's own costs, else the topology's calibration of this machine
       const c = host.costs
       const socket = spec.ipc === 'socket'
-      const calWrite = socket && c.hackbenchSocketWriteWorkNs >= 0 ? c.hackbenchSocketWriteWorkNs : c.hackbenchWriteWorkNs
-      const calRead = socket && c.hackbenchSocketReadWorkNs >= 0 ? c.hackbenchSocketReadWorkNs : c.hackbenchReadWorkNs
+      const calWrite = socket ? c.hackbenchSocketWriteWorkNs : c.hackbenchWriteWorkNs
+      const calRead = socket ? c.hackbenchSocketReadWorkNs : c.hackbenchReadWorkNs
       const writeNs = Math.round(spec.writeUs !== undefined ? (spec.writeUs + extra) * US : calWrite + extra * US)
       const readNs = Math.round(spec.readUs !== undefined ? (spec.readUs + extra) * US : calRead + extra * US)
       const kind = spec.mode === 'thread' ? 't' : 'p'
